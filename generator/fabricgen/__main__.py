@@ -1,0 +1,3 @@
+from fabricgen.cli import main
+
+raise SystemExit(main())

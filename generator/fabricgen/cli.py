@@ -1,0 +1,117 @@
+"""Command line: `fabricgen {validate,render,schema,rules} ...`.
+
+`main(argv) -> int` parses arguments, calls one command module with keyword
+arguments, and maps every exception to an exit code in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from fabricgen import __version__
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_CHANGED = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
+
+EPILOG = """\
+exit codes:
+  0    success; output up to date
+  1    invalid fabric (every problem reported, nothing written) or unusable output path
+  2    usage error
+  3    render changed files, or --check found the output out of date
+  4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
+  130  interrupted
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fabricgen",
+        description="Validated, deterministic GitOps output for OVN fabrics from fabric.yaml.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"fabricgen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    fmt_help = "diagnostics format (auto: github under GitHub Actions, else text)"
+    p = sub.add_parser("validate", help="check fabrics and report every problem", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
+    p.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
+                   help=fmt_help)
+
+    p = sub.add_parser("render", help="write rendered/<site>/ (exit 3 when anything changed)",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
+    p.add_argument("-o", "--output", type=Path, default=Path("rendered"),
+                   help="output root; each fabric owns <output>/<metadata.name>/ (default: rendered)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 3 if the output is not what render would write")
+    p.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
+                   help=fmt_help)
+    p.add_argument("-q", "--quiet", action="store_true", help="do not list changed files")
+
+    p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
+    p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
+
+    p = sub.add_parser("rules", help="list every diagnostic code")
+    p.add_argument("--markdown", action="store_true", help="as a Markdown table")
+    return parser
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "validate":
+        from fabricgen.commands import validate
+
+        return validate.run(fabrics=args.fabrics, fmt=args.fmt)
+    if args.command == "render":
+        from fabricgen.commands import render
+
+        return render.run(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
+                          quiet=args.quiet)
+    if args.command == "schema":
+        from fabricgen.commands import schema
+
+        return schema.run(output=args.output)
+    if args.command == "rules":
+        from fabricgen.commands import rules
+
+        return rules.run(markdown=args.markdown)
+    raise AssertionError(args.command)  # pragma: no cover - argparse rejects others
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from fabricgen import report
+    from fabricgen.errors import FabricgenError, InvalidFabricError
+
+    try:
+        return _dispatch(args)
+    except InvalidFabricError as exc:
+        sys.stderr.write(report.format_diagnostics(exc.diagnostics, getattr(args, "fmt", "text")))
+        sys.stderr.write(f"fabricgen: {report.summary(exc.diagnostics)}; nothing written\n")
+        return EXIT_INVALID
+    except FabricgenError as exc:
+        sys.stderr.write(f"fabricgen: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("fabricgen: interrupted\n")
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one catch-all, for bugs
+        if os.environ.get("FABRICGEN_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(
+            f"fabricgen: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in fabricgen; set FABRICGEN_DEBUG=1 for the traceback and report it.\n"
+        )
+        return EXIT_INTERNAL

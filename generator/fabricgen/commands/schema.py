@@ -1,0 +1,29 @@
+"""`fabricgen schema`: the JSON schema of fabric.yaml, generated from the models."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from fabricgen.model import Fabric
+
+SCHEMA_ID = "https://fabricgen.io/schemas/fabric.schema.json"
+
+
+def schema_text() -> str:
+    schema = Fabric.model_json_schema(by_alias=True, mode="validation")
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def run(*, output: Path | None) -> int:
+    text = schema_text()
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    if output.exists() and output.read_text(encoding="utf-8") == text:
+        return 0
+    output.write_text(text, encoding="utf-8")
+    sys.stderr.write(f"fabricgen: wrote {output}\n")
+    return 3

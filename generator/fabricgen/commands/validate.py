@@ -1,0 +1,38 @@
+"""`fabricgen validate FABRIC...`: check fabrics, write nothing."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fabricgen import report
+from fabricgen.diagnostics import Diagnostic
+from fabricgen.errors import InvalidFabricError
+from fabricgen.pipeline import load
+
+
+def collect(paths: Sequence[Path]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for path in paths:
+        try:
+            _fabric, _source, warnings = load(path)
+            found.extend(warnings)
+        except InvalidFabricError as exc:
+            found.extend(exc.diagnostics)
+    return found
+
+
+def run(*, fabrics: Sequence[Path], fmt: str) -> int:
+    found = collect(fabrics)
+    out = report.format_diagnostics(found, fmt)
+    failed = any(d.is_error for d in found)
+    if report.resolve(fmt) == "json":
+        sys.stdout.write(out)
+    else:
+        sys.stderr.write(out)
+        if failed:
+            sys.stderr.write(f"fabricgen: {report.summary(found)}; nothing written\n")
+        else:
+            sys.stderr.write(f"fabricgen: {len(fabrics)} fabric(s) valid ({report.summary(found)})\n")
+    return 1 if failed else 0

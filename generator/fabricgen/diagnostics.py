@@ -1,0 +1,54 @@
+"""Diagnostics are values: every problem found in a fabric is one `Diagnostic`.
+
+Loaders and rules collect them; `report` formats them; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+Path = tuple[str | int, ...]
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem, located in the source file by line and column (1-based)."""
+
+    file: str
+    line: int
+    col: int
+    path: str
+    message: str
+    code: str
+    severity: Severity = Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule reports before it is located: a model path and a message."""
+
+    code: str
+    path: Path
+    message: str
+    severity: Severity = Severity.ERROR
+
+
+def format_path(path: Path) -> str:
+    """`('zones', 0, 'backbone', 'cidr')` -> `zones[0].backbone.cidr`."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(document)"

@@ -1,0 +1,55 @@
+"""Shared field types and the base model for every fabric.yaml section."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+# RFC 1123 label: zone names, namespaces, VPC and subnet names. These end up in
+# file paths and OVN object names, so nothing else may pass.
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+# RFC 1123 subdomain: Kubernetes node names.
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+
+Label = Annotated[
+    str,
+    Field(
+        pattern=DNS_LABEL,
+        max_length=63,
+        description="DNS-1123 label: lower-case letters, digits and '-', at most 63 characters.",
+    ),
+]
+NodeName = Annotated[
+    str,
+    Field(
+        pattern=DNS_SUBDOMAIN,
+        max_length=253,
+        description="Kubernetes node name (DNS-1123 subdomain); equals the OVN chassis hostname.",
+    ),
+]
+Subdomain = Annotated[
+    str,
+    Field(
+        pattern=DNS_SUBDOMAIN,
+        max_length=253,
+        description="DNS-1123 subdomain (checked further by the rules that use it).",
+    ),
+]
+Port = Annotated[int, Field(ge=1, le=65535)]
+Network = IPv4Network
+Address = IPv4Address
+
+
+class Section(BaseModel):
+    """Base of every section: camelCase keys, unknown keys rejected, immutable."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=False,
+        use_attribute_docstrings=True,
+    )

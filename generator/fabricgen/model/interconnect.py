@@ -1,0 +1,67 @@
+"""The OVN interconnection (OVN-IC): IC database, transit switch, encapsulation."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section
+
+
+class DatabaseMember(Section):
+    """One raft member of the IC database (an `ovn-ic-server` replica)."""
+
+    node: NodeName
+    """Kubernetes node name the member runs on (labelled `kube-ovn/role=master`)."""
+    address: Address
+    """The node's InternalIP; zones reach the IC database on it."""
+
+
+class Database(Section):
+    """The shared IC northbound/southbound database pair."""
+
+    zone: Label | None = None
+    """Zone whose cluster hosts the IC database; fabricgen renders the IC server there.
+    Leave out for an IC database run outside every zone."""
+    members: list[DatabaseMember] = Field(min_length=1)
+    """Raft members: 1, or an odd number of at least 3. Two members cannot lose either."""
+    nb_port: Port = 6645
+    """IC northbound port (`ic-nb-port`)."""
+    sb_port: Port = 6646
+    """IC southbound port (`ic-sb-port`)."""
+    vxlan_mode: bool | None = None
+    """Set `options:vxlan_mode=true` on the IC northbound database. Defaults to true when
+    the encapsulation is vxlan; VXLAN without it drops cross-zone traffic silently."""
+    image: str = Field(default="docker.io/kubeovn/kube-ovn:v1.16.2", pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
+    """Kube-OVN image for the IC server and the job that configures the IC database."""
+    leader_probe_interval: int = Field(default=5, ge=1, le=3600)
+    """`OVN_LEADER_PROBE_INTERVAL` of the IC server, in seconds."""
+
+
+class TransitSwitch(Section):
+    """The transit switch every zone's cluster router attaches to."""
+
+    name: Label = "ts"
+    """Transit switch name; Kube-OVN's IC server names the first one `ts`."""
+    subnet: Network = Network("169.254.100.0/24")
+    """Transit subnet; Kube-OVN's IC server uses 169.254.100.0/24 for `ts`."""
+
+
+class Interconnection(Section):
+    """How the zones are joined: OVN-IC with one shared IC database."""
+
+    encapsulation: Literal["geneve", "vxlan"] = "geneve"
+    """Tunnel type of the zones' gateways. SUSE Virtualization's Kube-OVN uses vxlan."""
+    auto_route: bool = False
+    """Let OVN-IC exchange routes (`auto-route`). Off by default: fabricgen writes explicit
+    routes, which survive overlapping pod CIDRs and give full control over the paths."""
+    transit_switch: TransitSwitch = TransitSwitch()
+    database: Database
+
+    @property
+    def vxlan_mode(self) -> bool:
+        """What fabricgen sets on the IC database: the explicit value, else on for vxlan."""
+        if self.database.vxlan_mode is not None:
+            return self.database.vxlan_mode
+        return self.encapsulation == "vxlan"

@@ -1,0 +1,48 @@
+"""Tenant VPCs: local to their zone, with subnets, overlay networks and peerings."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from fabricgen.model.common import Address, Label, Network, Section, Subdomain
+
+
+class TenantNetwork(Section):
+    """The NAD for a tenant subnet."""
+
+    name: Subdomain
+    """NAD name. No dots: the provider is `<name>.<namespace>.ovn`."""
+    namespace: Label = "default"
+    cluster_network: Label = "mgmt"
+
+
+class TenantSubnet(Section):
+    cidr: Network
+    name: Label
+    gateway: Address | None = None
+    """Defaults to the first address of the CIDR."""
+    dhcp: bool = True
+    nat_outgoing: bool = False
+    network: TenantNetwork | None = None
+    """Defaults to a NAD named like the subnet in namespace `default`."""
+
+
+class Vpc(Section):
+    """A tenant VPC."""
+
+    name: Label
+    namespaces: list[Label] = []
+    """Namespaces bound to the VPC (`spec.namespaces`)."""
+    interconnect: bool = False
+    """Tenant VPCs cannot join OVN-IC: Kube-OVN attaches only `ovn-cluster` to the transit
+    switch. Kept as a field so that asking for it gets a clear error."""
+    subnets: list[TenantSubnet] = []
+
+
+class Peering(Section):
+    """A peering between two tenant VPCs of the same zone."""
+
+    vpcs: tuple[Label, Label]
+    """The two VPCs. Neither may be the default VPC `ovn-cluster`."""
+    connect_cidr: Network = Field(alias="connectCIDR")
+    """A /30 (or larger) from which both sides take their `localConnectIP` (.1 and .2)."""

@@ -1,0 +1,113 @@
+"""load -> validate -> plan -> render: a fabric file in, the output tree (in memory) out.
+
+Nothing here writes to disk; `fabricgen.emit` does. The CLI, the Argo CD plugin
+and the KRM function all go through `build`, so every path produces the same
+objects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from fabricgen.diagnostics import Diagnostic
+from fabricgen.errors import InvalidFabricError
+from fabricgen.manifest_yaml import dump_all
+from fabricgen.model import Fabric
+from fabricgen.plan import Plan, build_plan
+from fabricgen.render import RENDERERS, kustomization
+from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
+from fabricgen.render.header import header
+from fabricgen.source import Source, parse, read
+
+_SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    text: str
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class Build:
+    plan: Plan
+    files: dict[PurePosixPath, OutputFile]  # relative to the output root, under <site>/
+    manifests: dict[str, tuple[Manifest, ...]]  # per Kubernetes directory, in apply order
+    warnings: tuple[Diagnostic, ...] = field(default=())
+
+    @property
+    def site(self) -> str:
+        return self.plan.site
+
+    def objects(self, directory: str) -> list[KubeObject]:
+        """The Kubernetes objects of one directory (a zone), in apply order."""
+        return [obj for m in self.manifests.get(directory, ()) for obj in m.objects]
+
+
+def check(source: Source | None, diagnostics: list[Diagnostic]) -> tuple[Fabric, Source, list[Diagnostic]]:
+    from fabricgen.validation import validate
+
+    if source is None:
+        raise InvalidFabricError(diagnostics)
+    fabric, found = validate(source)
+    if fabric is None or any(d.is_error for d in found):
+        raise InvalidFabricError(found)
+    return fabric, source, found
+
+
+def load(path: Path) -> tuple[Fabric, Source, list[Diagnostic]]:
+    """Read and validate; raises InvalidFabricError with every problem found."""
+    return check(*read(path))
+
+
+def load_text(text: str, name: str) -> tuple[Fabric, Source, list[Diagnostic]]:
+    return check(*parse(text, name))
+
+
+def safe_path(path: PurePosixPath) -> PurePosixPath:
+    """Renderer paths are relative and made of plain names; anything else is a bug."""
+    if path.is_absolute() or not path.parts or not all(_SAFE_PART.match(p) for p in path.parts):
+        raise ValueError(f"renderer produced an unsafe path: {path}")
+    return path
+
+
+def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
+    site = PurePosixPath(plan.site)
+    top = header(plan)
+    files: dict[PurePosixPath, OutputFile] = {}
+    by_dir: dict[str, list[Manifest]] = {}
+
+    def put(rel: PurePosixPath, out: OutputFile) -> None:
+        target = site / safe_path(rel)
+        if target in files:
+            raise ValueError(f"two renderers produced {target}")
+        files[target] = out
+
+    for artifact in artifacts:
+        if isinstance(artifact, Manifest):
+            by_dir.setdefault(artifact.directory, []).append(artifact)
+            put(PurePosixPath(artifact.directory, artifact.filename),
+                OutputFile(top + "---\n" + dump_all(artifact.objects)))
+        elif isinstance(artifact, TextFile):
+            put(artifact.path, OutputFile(artifact.text, artifact.executable))
+    manifests: dict[str, tuple[Manifest, ...]] = {}
+    for directory, items in by_dir.items():
+        ordered = tuple(sorted(items, key=lambda m: (m.order, m.filename)))
+        manifests[directory] = ordered
+        put(PurePosixPath(directory, "kustomization.yaml"), OutputFile(kustomization.text(ordered, top)))
+    return Build(plan=plan, files=dict(sorted(files.items())), manifests=manifests)
+
+
+def render(fabric: Fabric, source_name: str) -> Build:
+    plan = build_plan(fabric, source_name)
+    artifacts = [a for renderer in RENDERERS.values() for a in renderer(plan)]
+    return assemble(plan, artifacts)
+
+
+def build(path: Path) -> Build:
+    fabric, source, warnings = load(path)
+    result = render(fabric, source.name)
+    return Build(result.plan, result.files, result.manifests, tuple(warnings))

@@ -1,0 +1,125 @@
+"""The plan: everything the renderers need, derived once from the validated model.
+
+Renderers read the plan, never the raw model defaults, so a derived value
+(a gateway address, a provider string, the route list) has one definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network
+
+from fabricgen.model import Fabric
+from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
+from fabricgen.model.zone import Zone
+
+DEFAULT_VPC = "ovn-cluster"
+ALLOW_PRIORITY = 31000
+
+
+def provider(name: str, namespace: str) -> str:
+    """Kube-OVN derives the provider of an attachment as `<nad>.<namespace>.ovn`."""
+    return f"{name}.{namespace}.ovn"
+
+
+def first_host(cidr: IPv4Network) -> IPv4Address:
+    return cidr.network_address + 1
+
+
+@dataclass(frozen=True)
+class Route:
+    """A route to a remote zone's backbone through that zone's transit address."""
+
+    cidr: IPv4Network
+    next_hop: IPv4Address
+    via_zone: str
+
+
+@dataclass(frozen=True)
+class PeeringSide:
+    """One side of a tenant VPC peering as Kube-OVN wants it on that VPC."""
+
+    remote_vpc: str
+    local_connect_ip: str  # with prefix length, e.g. 169.254.0.1/30
+    remote_ip: IPv4Address
+    remote_cidrs: tuple[IPv4Network, ...]
+
+
+@dataclass(frozen=True)
+class ZonePlan:
+    zone: Zone
+    backbone_subnet: str
+    backbone_gateway: IPv4Address
+    backbone_provider: str
+    routes: tuple[Route, ...]
+    hosts_ic_database: bool
+    peerings: dict[str, tuple[PeeringSide, ...]]
+
+    @property
+    def name(self) -> str:
+        return self.zone.name
+
+
+@dataclass(frozen=True)
+class Plan:
+    fabric: Fabric
+    source_name: str  # fabric file as given on the command line, for headers
+    zones: tuple[ZonePlan, ...]
+
+    @property
+    def site(self) -> str:
+        return self.fabric.metadata.name
+
+
+def tenant_network(subnet: TenantSubnet) -> tuple[str, str]:
+    """NAD name and namespace of a tenant subnet."""
+    if subnet.network is None:
+        return subnet.name, "default"
+    return subnet.network.name, subnet.network.namespace
+
+
+def _peering_sides(zone: Zone) -> dict[str, tuple[PeeringSide, ...]]:
+    vpcs: dict[str, Vpc] = {vpc.name: vpc for vpc in zone.vpcs}
+    sides: dict[str, list[PeeringSide]] = {}
+    for peering in zone.peerings:
+        _add_peering(peering, vpcs, sides)
+    return {name: tuple(items) for name, items in sides.items()}
+
+
+def _add_peering(peering: Peering, vpcs: dict[str, Vpc], sides: dict[str, list[PeeringSide]]) -> None:
+    a, b = peering.vpcs
+    ip_a, ip_b = peering.connect_cidr.network_address + 1, peering.connect_cidr.network_address + 2
+    prefix = peering.connect_cidr.prefixlen
+    for local, remote, local_ip, remote_ip in ((a, b, ip_a, ip_b), (b, a, ip_b, ip_a)):
+        remote_cidrs = tuple(s.cidr for s in vpcs[remote].subnets) if remote in vpcs else ()
+        sides.setdefault(local, []).append(
+            PeeringSide(remote, f"{local_ip}/{prefix}", remote_ip, remote_cidrs)
+        )
+
+
+def build_plan(fabric: Fabric, source_name: str) -> Plan:
+    """Derive the plan. The fabric must have passed validation."""
+    transit = {z.name: z.transit_address for z in fabric.zones}
+    db_zone = fabric.interconnection.database.zone
+    plans = []
+    for zone in fabric.zones:
+        routes: tuple[Route, ...] = ()
+        if not fabric.interconnection.auto_route:
+            routes = tuple(
+                Route(other.backbone.cidr, hop, other.name)
+                for other in fabric.zones
+                if other.name != zone.name and (hop := transit[other.name]) is not None
+            )
+        net = zone.backbone.network
+        plans.append(
+            ZonePlan(
+                zone=zone,
+                backbone_subnet=zone.backbone.subnet_name or f"backbone-{zone.name}",
+                backbone_gateway=zone.backbone.gateway or first_host(zone.backbone.cidr),
+                backbone_provider=provider(net.name, net.namespace),
+                routes=routes,
+                hosts_ic_database=db_zone == zone.name,
+                peerings=_peering_sides(zone),
+            )
+        )
+    return Plan(fabric=fabric, source_name=source_name, zones=tuple(plans))

@@ -1,0 +1,60 @@
+"""Per zone: enable interconnection in Kube-OVN.
+
+- `configurations.kubeovn.io` `kube-system/kubeovn`, partial: only
+  `spec.components.enableIC: true`, merged server-side and never pruned (the
+  kubeovn-operator owns the object).
+- ConfigMap `kube-system/ovn-ic-config`, every value a string. Any change makes
+  Kube-OVN 1.16.2 tear the interconnection down, so it is replaced, not patched.
+"""
+
+from __future__ import annotations
+
+from fabricgen.plan import Plan, ZonePlan
+from fabricgen.render import metadata as md
+from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def configuration(plan: Plan, zone: ZonePlan) -> KubeObject:
+    return {
+        "apiVersion": "kubeovn.io/v1",
+        "kind": "Configuration",
+        "metadata": md.metadata(
+            "kubeovn", "kube-system", plan.source_name, md.WAVE_CONFIGURATION, md.PARTIAL
+        ),
+        "spec": {"components": {"enableIC": True}},
+    }
+
+
+def ic_config(plan: Plan, zone: ZonePlan) -> KubeObject:
+    ic = plan.fabric.interconnection
+    db = ic.database
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": md.metadata(
+            "ovn-ic-config", "kube-system", plan.source_name, md.WAVE_IC_CONFIG, md.REPLACE
+        ),
+        "data": {
+            "enable-ic": "true",
+            "az-name": zone.name,
+            "ic-db-host": ",".join(str(m.address) for m in db.members),
+            "ic-nb-port": str(db.nb_port),
+            "ic-sb-port": str(db.sb_port),
+            "gw-nodes": ",".join(zone.zone.gateway_nodes),
+            "auto-route": _bool(ic.auto_route),
+        },
+    }
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for zone in plan.zones:
+        out.append(
+            Manifest(zone.name, "configuration.yaml", (configuration(plan, zone),), md.WAVE_CONFIGURATION)
+        )
+        out.append(Manifest(zone.name, "ovn-ic-config.yaml", (ic_config(plan, zone),), md.WAVE_IC_CONFIG))
+    return out

@@ -1,0 +1,98 @@
+"""Per zone: the backbone overlay network and Subnet in the default VPC.
+
+The NAD's CNI `provider`, the Subnet's `spec.provider` and `<nad>.<namespace>.ovn`
+are one string (Kube-OVN matches on it); it comes from `plan.provider`.
+"""
+
+from __future__ import annotations
+
+import json
+from ipaddress import IPv4Address, IPv4Network
+
+from fabricgen.plan import DEFAULT_VPC, Plan, provider
+from fabricgen.render import metadata as md
+from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
+
+SERVER_SOCKET = "/run/openvswitch/kube-ovn-daemon.sock"
+
+
+def nad(
+    plan: Plan, name: str, namespace: str, cluster_network: str, harvester: bool, order: int
+) -> KubeObject:
+    config = {
+        "cniVersion": "0.3.1",
+        "name": name,
+        "type": "kube-ovn",
+        "provider": provider(name, namespace),
+        "server_socket": SERVER_SOCKET,
+    }
+    labels = (
+        {
+            "network.harvesterhci.io/type": "OverlayNetwork",
+            "network.harvesterhci.io/clusternetwork": cluster_network,
+        }
+        if harvester
+        else {}
+    )
+    return {
+        "apiVersion": "k8s.cni.cncf.io/v1",
+        "kind": "NetworkAttachmentDefinition",
+        "metadata": md.metadata(name, namespace, plan.source_name, order, labels=labels),
+        "spec": {"config": json.dumps(config, separators=(",", ":"))},
+    }
+
+
+def subnet(
+    plan: Plan,
+    *,
+    name: str,
+    vpc: str,
+    nad_provider: str,
+    cidr: IPv4Network,
+    gateway: IPv4Address,
+    dhcp: bool,
+    nat_outgoing: bool,
+    order: int,
+    namespaces: list[str] | None = None,
+) -> KubeObject:
+    spec: dict[str, object] = {
+        "vpc": vpc,
+        "protocol": "IPv4",
+        "provider": nad_provider,
+        "cidrBlock": str(cidr),
+        "gateway": str(gateway),
+        "enableDHCP": dhcp,
+        "natOutgoing": nat_outgoing,
+    }
+    if namespaces:
+        spec["namespaces"] = namespaces
+    return {
+        "apiVersion": "kubeovn.io/v1",
+        "kind": "Subnet",
+        "metadata": md.metadata(name, None, plan.source_name, order),
+        "spec": spec,
+    }
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for zone in plan.zones:
+        backbone = zone.zone.backbone
+        net = backbone.network
+        objects = (
+            nad(plan, net.name, net.namespace, net.cluster_network,
+                zone.zone.platform == "harvester", md.WAVE_NETWORKS),
+            subnet(
+                plan,
+                name=zone.backbone_subnet,
+                vpc=DEFAULT_VPC,
+                nad_provider=zone.backbone_provider,
+                cidr=backbone.cidr,
+                gateway=zone.backbone_gateway,
+                dhcp=backbone.dhcp,
+                nat_outgoing=backbone.nat_outgoing,
+                order=md.WAVE_NETWORKS,
+            ),
+        )
+        out.append(Manifest(zone.name, "backbone.yaml", objects, md.WAVE_NETWORKS))
+    return out

@@ -1,0 +1,66 @@
+"""Per zone: tenant VPCs with their subnets, overlay networks and peerings.
+
+Tenant VPCs stay local to their zone. A peering becomes `vpcPeerings` on both
+VPCs (connect addresses .1 and .2 of `connectCIDR`) plus static routes to the
+other VPC's subnets through the peer's connect address.
+"""
+
+from __future__ import annotations
+
+from fabricgen.plan import Plan, ZonePlan, first_host, provider, tenant_network
+from fabricgen.render import metadata as md
+from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
+from fabricgen.render.default_vpc import static_route
+from fabricgen.render.overlay import nad, subnet
+
+
+def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
+    objects: list[KubeObject] = []
+    harvester = zone.zone.platform == "harvester"
+    for vpc in zone.zone.vpcs:
+        spec: dict[str, object] = {}
+        if vpc.namespaces:
+            spec["namespaces"] = list(vpc.namespaces)
+        sides = zone.peerings.get(vpc.name, ())
+        if sides:
+            spec["vpcPeerings"] = [
+                {"remoteVpc": s.remote_vpc, "localConnectIP": s.local_connect_ip} for s in sides
+            ]
+            spec["staticRoutes"] = [
+                static_route(str(cidr), str(s.remote_ip)) for s in sides for cidr in s.remote_cidrs
+            ]
+        objects.append(
+            {
+                "apiVersion": "kubeovn.io/v1",
+                "kind": "Vpc",
+                "metadata": md.metadata(vpc.name, None, plan.source_name, md.WAVE_TENANTS),
+                "spec": spec,
+            }
+        )
+        for sub in vpc.subnets:
+            net_name, net_ns = tenant_network(sub)
+            cluster_network = sub.network.cluster_network if sub.network else "mgmt"
+            objects.append(nad(plan, net_name, net_ns, cluster_network, harvester, md.WAVE_TENANTS))
+            objects.append(
+                subnet(
+                    plan,
+                    name=sub.name,
+                    vpc=vpc.name,
+                    nad_provider=provider(net_name, net_ns),
+                    cidr=sub.cidr,
+                    gateway=sub.gateway or first_host(sub.cidr),
+                    dhcp=sub.dhcp,
+                    nat_outgoing=sub.nat_outgoing,
+                    order=md.WAVE_TENANTS,
+                )
+            )
+    return objects
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for zone in plan.zones:
+        objects = tenant_objects(plan, zone)
+        if objects:
+            out.append(Manifest(zone.name, "tenant-vpcs.yaml", tuple(objects), md.WAVE_TENANTS))
+    return out

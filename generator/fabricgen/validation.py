@@ -1,0 +1,97 @@
+"""Validation: the schema step (pydantic) and the semantic rules, as located diagnostics."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from fabricgen import rules
+from fabricgen.diagnostics import Diagnostic
+from fabricgen.model import Fabric
+from fabricgen.source import Source
+
+
+def _allowed_fields(model: type[BaseModel]) -> list[str]:
+    return sorted(f.alias or name for name, f in model.model_fields.items())
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class that holds the field at `loc`, to suggest allowed keys."""
+    model: Any = Fabric
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        model = _unwrap(field.annotation)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _unwrap(annotation: Any) -> Any:
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _unwrap(arg)
+        if isinstance(found, type) and issubclass(found, BaseModel):
+            return found
+    return annotation
+
+
+def _message(error: Any) -> str:
+    kind = error["type"]
+    loc = tuple(error["loc"])
+    if kind == "extra_forbidden":
+        model = _model_at(loc)
+        key = str(loc[-1])
+        if model is None:
+            return f"unknown field {key!r}; remove it"
+        allowed = _allowed_fields(model)
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown field {key!r}; {hint}allowed fields: {', '.join(allowed)}"
+    if kind == "missing":
+        return f"required field {loc[-1]!r} is missing; add it"
+    if kind == "string_pattern_mismatch":
+        value = error.get("input")
+        return (f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
+                "starting and ending with a letter or digit")
+    if kind in ("ip_v4_network", "ip_v4_address", "ip_v4_interface"):
+        value = error.get("input")
+        what = {"ip_v4_network": "an IPv4 network in CIDR form with no host bits set, e.g. 172.30.10.0/24",
+                "ip_v4_address": "an IPv4 address, e.g. 172.30.10.1",
+                "ip_v4_interface": "an IPv4 address with prefix, e.g. 10.250.0.11/20"}[kind]
+        return f"{value!r} is not {what}"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"{error.get('input')!r} is not allowed; expected {expected}"
+    msg = str(error["msg"])
+    return msg[0].lower() + msg[1:] if msg else kind
+
+
+def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]:
+    out = []
+    for error in exc.errors():
+        loc = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
+        # pydantic reports tagged-union and function validators as extra segments;
+        # `locate` keeps the deepest node that exists.
+        out.append(source.diagnostic(loc, _message(error), "FG003", value=error["type"] != "extra_forbidden"
+                                     and error["type"] != "missing"))
+    return out
+
+
+def validate(source: Source) -> tuple[Fabric | None, list[Diagnostic]]:
+    """Schema first; only a schema-valid fabric goes through the semantic rules."""
+    if not isinstance(source.data, dict):
+        return None, [source.diagnostic((), "expected a mapping with apiVersion, kind, metadata, "
+                                        "interconnection and zones", "FG003")]
+    try:
+        fabric = Fabric.model_validate(source.data)
+    except ValidationError as exc:
+        return None, sorted(schema_diagnostics(exc, source))
+    found = [
+        source.diagnostic(f.path, f.message, f.code, severity=f.severity) for f in rules.run(fabric)
+    ]
+    return fabric, sorted(found, key=lambda d: (d.line, d.col, d.code, d.message))
