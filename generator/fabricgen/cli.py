@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("fabricgen: interrupted\n")
         return EXIT_INTERRUPTED
-    except Exception as exc:  # noqa: BLE001 - the one catch-all, for bugs
+    except Exception as exc:
         if os.environ.get("FABRICGEN_DEBUG"):
             traceback.print_exc()
         sys.stderr.write(

@@ -17,7 +17,7 @@ from typing import Any
 
 _PLAIN = re.compile(r"^[A-Za-z_/][A-Za-z0-9_./-]*$|^[0-9][0-9.]*/[0-9]+$")
 _AMBIGUOUS = frozenset(
-    "y n yes no true false on off null ~".split()
+    ["y", "n", "yes", "no", "true", "false", "on", "off", "null", "~"]
 )
 _BLOCK_LINE = re.compile(r"^[^\t\r\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029\ufeff]*$")
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fabricgen.diagnostics import Diagnostic, Path as ModelPath, format_path
+from fabricgen.diagnostics import Diagnostic, format_path
+from fabricgen.diagnostics import Path as ModelPath
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,8 @@ def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
             seen[address] = zone.name
 
 
-@rule("FG208", "transit-kube-ovn-range", "A Kube-OVN zone's transit address is outside the lower half Kube-OVN allocates from.")
+@rule("FG208", "transit-kube-ovn-range",
+      "A Kube-OVN zone's transit address is outside the lower half Kube-OVN allocates from.")
 def transit_range(fabric: Fabric) -> Iterator[Finding]:
     transit = fabric.interconnection.transit_switch.subnet
     half = transit.num_addresses // 2

@@ -25,7 +25,8 @@ def duplicate_zone(fabric: Fabric) -> Iterator[Finding]:
             seen[zone.name] = i
 
 
-@rule("FG102", "no-gateway-nodes", "A zone lists no gateway nodes, so nothing carries its traffic to the transit switch.")
+@rule("FG102", "no-gateway-nodes",
+      "A zone lists no gateway nodes, so nothing carries its traffic to the transit switch.")
 def no_gateway_nodes(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
         if not zone.gateway_nodes:

@@ -97,7 +97,8 @@ def policy_next_hop(fabric: Fabric) -> Iterator[Finding]:
                               "remove it")
 
 
-@rule("FG307", "static-route-conflict", "An explicit route on ovn-cluster has the same CIDR as a generated backbone route.")
+@rule("FG307", "static-route-conflict",
+      "An explicit route on ovn-cluster has the same CIDR as a generated backbone route.")
 def static_conflict(fabric: Fabric) -> Iterator[Finding]:
     backbones = {z.backbone.cidr: z.name for z in fabric.zones}
     for i, zone in enumerate(fabric.zones):
