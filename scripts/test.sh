@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up (see scripts/setup.sh --test) and run every check: lint, types, tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+.venv/bin/ruff check generator tests benchmarks
+.venv/bin/mypy
+.venv/bin/pytest "$@"
