@@ -1,0 +1,75 @@
+"""Shared test helpers: repository paths, the golden update flag, in-process rendering."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fabricgen import emit
+from fabricgen.pipeline import Build, load_text, render
+
+REPO = Path(__file__).resolve().parents[1]
+# CI clones the repository beside a read-only copy of shared/: <clone>/ and ../shared/.
+SHARED = REPO.parent / "shared"
+SITES = sorted(REPO.glob("sites/*/fabric.yaml"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/*/expected/ from the current renderer output",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+def rel(path: Path) -> str:
+    """A repository path as fabricgen shows it when run from the repository root."""
+    return path.resolve().relative_to(REPO).as_posix()
+
+
+def build_text(text: str, name: str) -> Build:
+    """Validate and render fabric text in memory; raises InvalidFabricError."""
+    fabric, source, _warnings = load_text(text, name)
+    return render(fabric, source.name)
+
+
+def build_file(path: Path) -> Build:
+    """Render a fabric file in the repository, named as the CLI names it from the root."""
+    return build_text(path.read_text(encoding="utf-8"), rel(path))
+
+
+def write_tree(build: Build, root: Path) -> Path:
+    """Write a build under `root` the way `fabricgen render -o root` does; returns root."""
+    emit.write(root, build)
+    return root
+
+
+def tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every regular file under `root`: relative POSIX path -> (bytes, permission bits)."""
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mode & 0o777)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def replace_tree(src: Path, dst: Path) -> None:
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Run with the repository root as working directory (file names as users see them)."""
+    monkeypatch.chdir(REPO)
+    yield REPO
