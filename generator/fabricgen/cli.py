@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
                    help=fmt_help)
     p.add_argument("-q", "--quiet", action="store_true", help="do not list changed files")
 
+    p = sub.add_parser("diff", help="review what a fabric change does to the output (exit 3 if it changes)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--base", default="HEAD", help="git revision to compare with (default: HEAD)")
+    p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text",
+                   help="markdown: a pull-request comment with a summary and one section per zone")
+
     p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
 
@@ -79,6 +85,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return render.run(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
                           quiet=args.quiet)
+    if args.command == "diff":
+        from fabricgen.commands import diff
+
+        return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt)
     if args.command == "schema":
         from fabricgen.commands import schema
 

@@ -1,0 +1,33 @@
+"""Reading a file as it was at a git revision: the only module that imports gitpython."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fabricgen.errors import FabricgenError
+
+
+class GitError(FabricgenError):
+    """The repository or revision cannot be read."""
+
+
+def read_at(path: Path, revision: str) -> str | None:
+    """The text of `path` at `revision`, or None when the file did not exist there."""
+    import git
+
+    try:
+        repo = git.Repo(path.resolve().parent, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise GitError(f"{path} is not inside a git repository") from exc
+    top = Path(str(repo.working_tree_dir))
+    rel = path.resolve().relative_to(top.resolve()).as_posix()
+    try:
+        commit = repo.commit(revision)
+    except (git.BadName, ValueError) as exc:
+        raise GitError(f"unknown revision {revision!r}") from exc
+    try:
+        blob = commit.tree / rel
+    except KeyError:
+        return None
+    data: bytes = blob.data_stream.read()
+    return data.decode("utf-8")
