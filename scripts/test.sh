@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-.venv/bin/ruff check generator tests benchmarks
+.venv/bin/ruff check
 .venv/bin/mypy
 .venv/bin/pytest "$@"
