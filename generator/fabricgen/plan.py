@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.model import Fabric
+from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
 
@@ -70,6 +71,13 @@ class Plan:
     def site(self) -> str:
         return self.fabric.metadata.name
 
+    @property
+    def interconnection(self) -> Interconnection:
+        """The interconnection; validation guarantees it whenever there are zones."""
+        if self.fabric.interconnection is None:
+            raise ValueError("the fabric has no interconnection section")
+        return self.fabric.interconnection
+
 
 def tenant_network(subnet: TenantSubnet) -> tuple[str, str]:
     """NAD name and namespace of a tenant subnet."""
@@ -100,11 +108,12 @@ def _add_peering(peering: Peering, vpcs: dict[str, Vpc], sides: dict[str, list[P
 def build_plan(fabric: Fabric, source_name: str) -> Plan:
     """Derive the plan. The fabric must have passed validation."""
     transit = {z.name: z.transit_address for z in fabric.zones}
-    db_zone = fabric.interconnection.database.zone
+    ic = fabric.interconnection
+    db_zone = ic.database.zone if ic is not None else None
     plans = []
     for zone in fabric.zones:
         routes: tuple[Route, ...] = ()
-        if not fabric.interconnection.auto_route:
+        if ic is not None and not ic.auto_route:
             routes = tuple(
                 Route(other.backbone.cidr, hop, other.name)
                 for other in fabric.zones

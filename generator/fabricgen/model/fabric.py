@@ -8,6 +8,7 @@ from pydantic import Field
 
 from fabricgen.model.common import Label, Section
 from fabricgen.model.interconnect import Interconnection
+from fabricgen.model.ovn import OvnDeployment
 from fabricgen.model.zone import Zone
 
 API_VERSION = "fabricgen.io/v1alpha1"
@@ -19,10 +20,15 @@ class Metadata(Section):
 
 
 class Fabric(Section):
-    """One fabric: zones joined by OVN interconnection."""
+    """One fabric: zones joined by OVN interconnection, and/or OVN deployments with their
+    hosts and platforms. A fabric declares at least one zone or one deployment."""
 
     api_version: Literal["fabricgen.io/v1alpha1"] = Field(alias="apiVersion")
     kind: Literal["Fabric"]
     metadata: Metadata
-    interconnection: Interconnection
-    zones: list[Zone] = Field(min_length=1)
+    interconnection: Interconnection | None = None
+    """How the zones are joined; required when there are zones."""
+    zones: list[Zone] = []
+    """Kube-OVN clusters joined by OVN-IC. May be empty in a platform-only fabric."""
+    ovn_deployments: list[OvnDeployment] = []
+    """OVN NB/SB pairs with their chassis and consumers (CloudStack, OpenStack, Kubernetes)."""

@@ -37,13 +37,13 @@ def nb_remote(db: Database) -> str:
 
 
 def script(plan: Plan) -> str:
-    db = plan.fabric.interconnection.database
+    db = plan.interconnection.database
     return render_template(
         "configure-ic-db.sh.j2",
         header=header(plan),
         site=plan.site,
         nb_remote=nb_remote(db),
-        vxlan_mode=plan.fabric.interconnection.vxlan_mode,
+        vxlan_mode=plan.interconnection.vxlan_mode,
         timeout=60,
     )
 
@@ -61,7 +61,7 @@ def _host_path(name: str, path: str) -> dict[str, object]:
 
 
 def ic_server(plan: Plan) -> KubeObject:
-    db = plan.fabric.interconnection.database
+    db = plan.interconnection.database
     labels = {"app": "ovn-ic-server", "component": "network", "type": "infra"}
     probe_cmd = {"exec": {"command": ["bash", "/kube-ovn/ovn-ic-healthcheck.sh"]}}
     return {
@@ -164,7 +164,7 @@ def ic_server(plan: Plan) -> KubeObject:
 
 
 def setup_objects(plan: Plan, text: str) -> list[KubeObject]:
-    db = plan.fabric.interconnection.database
+    db = plan.interconnection.database
     configmap: KubeObject = {
         "apiVersion": "v1",
         "kind": "ConfigMap",

@@ -30,7 +30,7 @@ def configuration(plan: Plan, zone: ZonePlan) -> KubeObject:
 
 
 def ic_config(plan: Plan, zone: ZonePlan) -> KubeObject:
-    ic = plan.fabric.interconnection
+    ic = plan.interconnection
     db = ic.database
     return {
         "apiVersion": "v1",

@@ -46,6 +46,8 @@ def backbone_cluster_overlap(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG203", "backbone-transit-overlap", "A backbone overlaps the transit switch subnet.")
 def backbone_transit_overlap(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     transit = fabric.interconnection.transit_switch.subnet
     for i, zone in enumerate(fabric.zones):
         if zone.backbone.cidr.overlaps(transit):
@@ -89,6 +91,8 @@ def _gateways(fabric: Fabric) -> Iterator[tuple[Path, IPv4Network, IPv4Address |
 
 @rule("FG206", "transit-outside-subnet", "A zone's transit address is outside the transit subnet.")
 def transit_outside(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     transit = fabric.interconnection.transit_switch.subnet
     for i, zone in enumerate(fabric.zones):
         if zone.transit_address is not None and zone.transit_address not in transit:
@@ -115,6 +119,8 @@ def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
 @rule("FG208", "transit-kube-ovn-range",
       "A Kube-OVN zone's transit address is outside the lower half Kube-OVN allocates from.")
 def transit_range(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     transit = fabric.interconnection.transit_switch.subnet
     half = transit.num_addresses // 2
     for i, zone in enumerate(fabric.zones):

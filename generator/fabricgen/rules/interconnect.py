@@ -37,6 +37,8 @@ def no_gateway_nodes(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG103", "raft-members", "The IC database has an even number of raft members; use 1 or an odd number >= 3.")
 def raft_members(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     members = fabric.interconnection.database.members
     if len(members) % 2 == 0:
         yield Finding("FG103", ("interconnection", "database", "members"),
@@ -48,6 +50,8 @@ def raft_members(fabric: Fabric) -> Iterator[Finding]:
 @rule("FG104", "vxlan-mode", "VXLAN encapsulation without vxlan_mode on the IC database drops cross-zone traffic.")
 def vxlan_mode(fabric: Fabric) -> Iterator[Finding]:
     ic = fabric.interconnection
+    if ic is None:
+        return
     if ic.encapsulation == "vxlan" and ic.database.vxlan_mode is False:
         yield Finding("FG104", ("interconnection", "database", "vxlanMode"),
                       "vxlanMode is false with vxlan encapsulation: transit switches then get tunnel "
@@ -62,6 +66,8 @@ def vxlan_mode(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG105", "database-zone", "The IC database names a zone that the fabric does not declare.")
 def database_zone(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     db_zone = fabric.interconnection.database.zone
     names = [z.name for z in fabric.zones]
     if db_zone is not None and db_zone not in names:
@@ -72,7 +78,7 @@ def database_zone(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG106", "transit-address-unknown", "A zone has no transit address yet; no zone gets a route to it.")
 def transit_unknown(fabric: Fabric) -> Iterator[Finding]:
-    if fabric.interconnection.auto_route:
+    if fabric.interconnection is None or fabric.interconnection.auto_route:
         return
     for i, zone in enumerate(fabric.zones):
         if zone.transit_address is None:
@@ -85,6 +91,8 @@ def transit_unknown(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG107", "transit-switch", "Kube-OVN's IC server always creates transit switch `ts` on 169.254.100.0/24.")
 def transit_switch(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
     ts = fabric.interconnection.transit_switch
     if ts.name != KUBE_OVN_TS_NAME:
         yield Finding("FG107", ("interconnection", "transitSwitch", "name"),
@@ -111,6 +119,8 @@ def duplicate_gateway(fabric: Fabric) -> Iterator[Finding]:
 def duplicate_member(fabric: Fabric) -> Iterator[Finding]:
     nodes: set[str] = set()
     addresses: set[str] = set()
+    if fabric.interconnection is None:
+        return
     for j, member in enumerate(fabric.interconnection.database.members):
         path = ("interconnection", "database", "members", j)
         if member.node in nodes:
@@ -121,3 +131,12 @@ def duplicate_member(fabric: Fabric) -> Iterator[Finding]:
                           "each raft member needs its own address")
         nodes.add(member.node)
         addresses.add(str(member.address))
+
+
+@rule("FG110", "interconnection-missing", "The fabric declares zones but no interconnection section.")
+def interconnection_missing(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.zones and fabric.interconnection is None:
+        yield Finding("FG110", ("zones",),
+                      "zones are joined by OVN interconnection, but there is no interconnection "
+                      "section; add interconnection (with its database), or remove zones for a "
+                      "platform-only fabric")

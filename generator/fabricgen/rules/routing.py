@@ -27,7 +27,7 @@ def backbone_nat(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG302", "auto-route-explicit", "auto-route is on while the fabric also has explicit routes.")
 def auto_route_explicit(fabric: Fabric) -> Iterator[Finding]:
-    if not fabric.interconnection.auto_route:
+    if fabric.interconnection is None or not fabric.interconnection.auto_route:
         return
     for i, zone in enumerate(fabric.zones):
         if zone.default_vpc.static_routes:
@@ -38,7 +38,7 @@ def auto_route_explicit(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG303", "auto-route-overlap", "auto-route is on while zones' pod CIDRs overlap.")
 def auto_route_overlap(fabric: Fabric) -> Iterator[Finding]:
-    if not fabric.interconnection.auto_route:
+    if fabric.interconnection is None or not fabric.interconnection.auto_route:
         return
     for i, zone in enumerate(fabric.zones):
         for j in range(i):
@@ -104,7 +104,7 @@ def static_conflict(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
         for r, route in enumerate(zone.default_vpc.static_routes):
             owner = backbones.get(route.cidr)
-            if owner is not None and not fabric.interconnection.auto_route:
+            if owner is not None and fabric.interconnection is not None and not fabric.interconnection.auto_route:
                 yield Finding("FG307", ("zones", i, "defaultVpc", "staticRoutes", r, "cidr"),
                               f"{route.cidr} is zone {owner!r}'s backbone, which fabricgen already routes; "
                               "Kube-OVN keeps one next hop per prefix, so the two would replace each "

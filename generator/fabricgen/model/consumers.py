@@ -1,0 +1,71 @@
+"""Consumers of an OVN deployment: the cloud platforms that drive its northbound database."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from fabricgen.model.common import Label, Network, Section, Subdomain
+
+Encapsulation = Literal["geneve", "vxlan"]
+IFNAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$"
+
+
+class ConsumerBase(Section):
+    name: Label
+    """Consumer name (CloudStack zone, OpenStack region, Kubernetes cluster)."""
+    hosts: list[Subdomain] = []
+    """The deployment's hosts (chassis) this platform owns."""
+    encapsulation: Encapsulation | None = None
+    """Tunnel type the platform is configured for. Defaults to the deployment's; a
+    different value is an error (chassis only build tunnels over a common type)."""
+    overlay_mtu: int | None = Field(default=None, alias="overlayMTU", ge=576, le=9216)
+    """MTU of the platform's overlay networks. Defaults to the underlay MTU minus the
+    tunnel overhead (58 for Geneve, 50 for VXLAN): 1442 over a 1500 underlay."""
+
+
+class CloudStackZone(ConsumerBase):
+    """A CloudStack zone whose KVM hosts put guest NICs on OVN's `br-int`."""
+
+    platform: Literal["cloudstack"]
+    private_network_device: str = Field(default="cloudbr0", pattern=IFNAME)
+    """`private.network.device`: the management bridge."""
+    public_network_device: str = Field(default="cloudbr1", pattern=IFNAME)
+    """`public.network.device`: the bridge that is also the provider network uplink."""
+
+
+class OpenStackCloud(ConsumerBase):
+    """An OpenStack cloud whose Neutron uses the ML2/OVN mechanism driver."""
+
+    platform: Literal["openstack"]
+    vni_ranges: str = Field(default="1:65536", pattern=r"^[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*$")
+    """`[ml2_type_geneve] vni_ranges` (OVN does not use the values, Neutron allocates from them)."""
+    metadata: bool = True
+    """`ovn_metadata_enabled`."""
+    distributed_floating_ips: bool = False
+    """`enable_distributed_floating_ip`; needs bridge mappings on every compute host."""
+    l3_scheduler: Literal["leastloaded", "chance"] = "leastloaded"
+
+
+class KubernetesCluster(ConsumerBase):
+    """A Kubernetes cluster running OVN-Kubernetes in central mode against the external DBs."""
+
+    platform: Literal["kubernetes"]
+    version: str = Field(default="v1.3.0", pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
+    """Pinned OVN-Kubernetes release. Central mode (external NB/SB) exists up to v1.3.x only."""
+    namespace: Label = "ovn-kubernetes"
+    """Namespace of OVN-Kubernetes (`ovn-config`, `ovnkube-db`)."""
+    api_server: str = Field(pattern=r"^https://[^\s]+$")
+    """Kubernetes API server URL (`k8s_apiserver`)."""
+    cluster_subnet: Network = Field(default=Network("10.128.0.0/14"), alias="clusterSubnet")
+    """Pod network (`cluster-subnets`)."""
+    host_prefix: int = Field(default=23, ge=8, le=30)
+    """Per-node pod subnet size."""
+    service_cidr: Network = Field(default=Network("172.30.0.0/16"), alias="serviceCIDR")
+    gateway_mode: Literal["shared", "local"] = "shared"
+    gateway_interface: str | None = Field(default=None, pattern=IFNAME)
+    """`[gateway] interface`; defaults to the interface holding the default route."""
+
+
+Consumer = Annotated[CloudStackZone | OpenStackCloud | KubernetesCluster, Field(discriminator="platform")]

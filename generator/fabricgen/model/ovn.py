@@ -1,0 +1,103 @@
+"""OVN deployments: one northbound/southbound database pair, its chassis and consumers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fabricgen.model.common import Address, Label, Network, Port, Section, Subdomain
+from fabricgen.model.consumers import Consumer
+from fabricgen.model.hosts import Host
+
+PATH = r"^/[^\s]*$"
+
+# Tunnel overhead over an IPv4 underlay: outer IPv4 + UDP + tunnel header + inner Ethernet.
+# Geneve as OVN uses it (with options): 58; VXLAN: 50.
+TUNNEL_OVERHEAD = {"geneve": 58, "vxlan": 50}
+TUNNEL_PORT = {"geneve": 6081, "vxlan": 4789}
+
+
+class DatabaseMember(Section):
+    """A host running the OVN NB and SB ovsdb-servers (and ovn-northd)."""
+
+    host: Subdomain
+    """Controller host name, e.g. `mgmt2`; its script goes to `_host/<deployment>/controllers/<host>/`."""
+    address: Address
+    """The address the databases listen on and clients connect to."""
+
+
+class Ssl(Section):
+    """Certificate files for `ssl:` connections (paths on the hosts)."""
+
+    private_key: str = Field(pattern=PATH)
+    certificate: str = Field(pattern=PATH)
+    ca_certificate: str = Field(pattern=PATH)
+
+
+class Databases(Section):
+    """The NB/SB database pair: a single controller or a raft cluster."""
+
+    members: list[DatabaseMember] = Field(min_length=1)
+    """1 member, or an odd number of at least 3 raft members."""
+    nb_port: Port = 6641
+    sb_port: Port = 6642
+    protocol: Literal["tcp", "ssl"] = "tcp"
+    ssl: Ssl | None = None
+    """Required with `protocol: ssl`."""
+    client_networks: list[Network] = Field(default=[], min_length=0)
+    """Networks allowed to reach 6641/6642 (the compute subnet); every other source is dropped."""
+    inactivity_probe: int = Field(default=60000, ge=0)
+    """`set-connection --inactivity-probe` in ms (0 disables)."""
+
+
+class ProviderNetwork(Section):
+    """A localnet logical switch that bridges the overlay onto a physical network."""
+
+    name: Label
+    """Logical switch name, e.g. `public`."""
+    port: Label | None = None
+    """Localnet port name; defaults to `<name>-external`."""
+    physical_network: Label
+    """`network_name` of the localnet port; hosts map it to a bridge."""
+    vlan: int | None = Field(default=None, ge=1, le=4094)
+    """VLAN tag of the localnet port, if the physical network is tagged."""
+
+    @property
+    def port_name(self) -> str:
+        return self.port or f"{self.name}-external"
+
+
+class OvnDeployment(Section):
+    """One OVN: a NB/SB database pair, the chassis attached to it and the platforms using it."""
+
+    name: Label
+    """Deployment name; output goes to `_host/<name>/`."""
+    databases: Databases
+    encapsulation: Literal["geneve", "vxlan"] = "geneve"
+    """`ovn-encap-type` of every chassis."""
+    underlay_mtu: int = Field(default=1500, alias="underlayMTU", ge=1280, le=9216)
+    """MTU of the network between tunnel endpoints."""
+    ovn_version: str = Field(default="23.03", pattern=r"^[0-9]+\.[0-9]+$")
+    """OVN release on the chassis. Before 24.09 a loopback tunnel endpoint also needs
+    `ovn-set-local-ip=true`."""
+    provider_networks: list[ProviderNetwork] = []
+    hosts: list[Host] = []
+    """The chassis."""
+    consumers: list[Consumer] = []
+    """Platforms driving this deployment's northbound database."""
+    shared_database_acknowledged: str | None = Field(default=None, min_length=20)
+    """Only for a deployment shared by OVN-Kubernetes and another platform, which fabricgen
+    refuses (FG606): your reason, in words, for running it anyway. The error becomes a warning."""
+
+    @property
+    def overlay_mtu(self) -> int:
+        return self.underlay_mtu - TUNNEL_OVERHEAD[self.encapsulation]
+
+    @property
+    def needs_set_local_ip(self) -> bool:
+        major, minor = (int(p) for p in self.ovn_version.split("."))
+        return (major, minor) < (24, 9)
+
+    def host(self, name: str) -> Host | None:
+        return next((h for h in self.hosts if h.name == name), None)
