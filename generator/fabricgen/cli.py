@@ -67,6 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text",
                    help="markdown: a pull-request comment with a summary and one section per zone")
 
+    p = sub.add_parser("transit", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       help="compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("show", type=Path, nargs="?", default=None, metavar="SHOW",
+                   help="file with the output of `ovn-ic-sbctl show` (default or '-': stdin)")
+    p.add_argument("--format", dest="fmt", choices=("text", "json"), default="text")
+    p.add_argument("--write", action="store_true",
+                   help="update transitAddress in FABRIC in place, keeping comments and formatting")
+
     p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
 
@@ -89,6 +98,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import diff
 
         return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt)
+    if args.command == "transit":
+        from fabricgen.commands import transit
+
+        return transit.run(fabric=args.fabric, show=args.show, fmt=args.fmt, write=args.write)
     if args.command == "schema":
         from fabricgen.commands import schema
 
