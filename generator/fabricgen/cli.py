@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,schema,rules} ...`.
+"""Command line: `fabricgen {validate,render,schema,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -81,6 +81,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
+
+    sub.add_parser("argocd-generate", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                   help="Argo CD plugin: print one zone's objects (zone and fabric from the environment)")
+    sub.add_parser("krm", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                   help="KRM function: ResourceList on stdin (functionConfig kind FabricGenerator)")
     return parser
 
 
@@ -110,6 +115,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import rules
 
         return rules.run(markdown=args.markdown)
+    if args.command == "argocd-generate":
+        from fabricgen.commands import argocd_generate
+
+        return argocd_generate.run(cwd=Path.cwd(), environ=os.environ)
+    if args.command == "krm":
+        from fabricgen.commands import krm
+
+        return krm.run(stdin=sys.stdin)
     raise AssertionError(args.command)  # pragma: no cover - argparse rejects others
 
 

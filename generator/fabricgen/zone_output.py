@@ -1,0 +1,49 @@
+"""One zone's Kubernetes objects: what the Argo CD plugin prints and the KRM function returns.
+
+Both integrations go through `zone_objects`, so they emit exactly the objects
+`fabricgen render` writes under `rendered/<site>/<zone>/` (in the same apply
+order), and both refuse to produce an empty result: an empty manifest set makes
+a GitOps tool prune everything it deployed.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from fabricgen.errors import FabricgenError
+from fabricgen.pipeline import Build
+from fabricgen.render.artifacts import KubeObject
+
+
+class ZoneError(FabricgenError):
+    """No zone, an unknown zone, or a zone without Kubernetes objects."""
+
+    exit_code = 2
+
+
+def zone_names(build: Build) -> list[str]:
+    return [z.name for z in build.plan.zones]
+
+
+def pick_zone(build: Build, zone: str | None, *, hint: str) -> str:
+    """The zone to emit; `hint` tells the user how to set it (it differs per integration)."""
+    names = zone_names(build)
+    if zone is None:
+        if len(names) == 1:
+            return names[0]
+        raise ZoneError(f"{build.plan.source_name}: no zone chosen; {hint} "
+                        f"(one of: {', '.join(names)})")
+    if zone not in names:
+        close = difflib.get_close_matches(zone, names, n=1)
+        guess = f"; did you mean {close[0]!r}?" if close else ""
+        raise ZoneError(f"{build.plan.source_name}: no zone {zone!r} in site {build.site!r} "
+                        f"(zones: {', '.join(names)}){guess}")
+    return zone
+
+
+def zone_objects(build: Build, zone: str) -> list[KubeObject]:
+    objects = build.objects(zone)
+    if not objects:
+        raise ZoneError(f"{build.plan.source_name}: zone {zone!r} has no Kubernetes objects; "
+                        "refusing to emit an empty manifest set")
+    return objects
