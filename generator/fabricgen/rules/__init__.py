@@ -3,7 +3,8 @@
 A rule is a function from the validated model to findings. Rules never stop at
 the first problem; the pipeline runs all of them and reports everything at once.
 Codes: FG0xx loading and schema, FG1xx interconnection, FG2xx addressing,
-FG3xx routing, FG4xx tenant VPCs; later families extend the list.
+FG3xx routing, FG4xx tenant VPCs, FG5xx OVN deployments and hosts, FG6xx the
+platforms using a deployment; later families extend the list.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def catalogue() -> list[tuple[str, str, str]]:
 
 
 # Importing the rule modules registers their rules.
-from fabricgen.rules import addressing, interconnect, routing, tenancy  # noqa: E402
+from fabricgen.rules import addressing, consumers, deployments, interconnect, routing, tenancy  # noqa: E402
 
-__all__ = ["RULES", "Rule", "addressing", "catalogue", "interconnect", "routing", "rule", "run", "tenancy"]
+__all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "deployments", "interconnect", "routing",
+           "rule", "run", "tenancy"]
