@@ -58,7 +58,7 @@ def mtu(fabric: Fabric) -> Iterator[Finding]:
                               f"bytes, so at most {deployment.overlay_mtu}; lower it or raise underlayMTU")
             elif first is not None and value != first[1]:
                 yield Finding("FG603", path,
-                              f"overlay MTU {value} disagrees with {first[0]!r}'s {first[1]} on the same "
+                              f"overlay MTU {value} disagrees with the {first[1]} of {first[0]!r} on the same "
                               "deployment; traffic between them is dropped or fragmented; use one MTU")
             if first is None:
                 first = (consumer.name, value)
@@ -127,7 +127,7 @@ def consumer_directory(fabric: Fabric) -> Iterator[Finding]:
                 continue
             if consumer.name in taken:
                 yield Finding("FG607", ("ovnDeployments", d, "consumers", c, "name"),
-                              f"{consumer.name!r} is already a {taken[consumer.name]}'s name; both would "
+                              f"{consumer.name!r} is already the name of a {taken[consumer.name]}; both would "
                               f"write rendered/<site>/{consumer.name}/; rename the cluster")
             taken.setdefault(consumer.name, "Kubernetes cluster")
 

@@ -122,7 +122,7 @@ def duplicate_system_id(fabric: Fabric) -> Iterator[Finding]:
             if chassis_id in ids and ids[chassis_id] != host.name:
                 field = "systemId" if host.system_id else "name"
                 yield Finding("FG507", ("ovnDeployments", d, "hosts", h, field),
-                              f"system-id {chassis_id!r} is also host {ids[chassis_id]!r}'s; the two "
+                              f"system-id {chassis_id!r} is also the system-id of host {ids[chassis_id]!r}; the two "
                               "chassis would replace each other in the southbound database; make it unique")
             ids.setdefault(chassis_id, host.name)
 
@@ -139,8 +139,9 @@ def duplicate_tunnel(fabric: Fabric) -> Iterator[Finding]:
                 tep = host.tunnel_endpoint
                 field = "loopback" if tep.loopback is not None else "interface"
                 yield Finding("FG508", ("ovnDeployments", d, "hosts", h, "tunnelEndpoint", field),
-                              f"tunnel address {address} is also host {seen[str(address)]!r}'s; tunnels "
-                              "to both would end at one of them; give every chassis its own address")
+                              f"tunnel address {address} is also the tunnel address of host "
+                              f"{seen[str(address)]!r}; tunnels to both would end at one of them; give "
+                              "every chassis its own address")
             seen.setdefault(str(address), host.name)
 
 
