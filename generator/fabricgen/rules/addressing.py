@@ -28,8 +28,8 @@ def backbone_overlap(fabric: Fabric) -> Iterator[Finding]:
             other = fabric.zones[j]
             if zone.backbone.cidr.overlaps(other.backbone.cidr):
                 yield Finding("FG201", ("zones", i, "backbone", "cidr"),
-                              f"backbone {zone.backbone.cidr} overlaps zone {other.name!r}'s backbone "
-                              f"{other.backbone.cidr}; give every zone its own non-overlapping range")
+                              f"backbone {zone.backbone.cidr} overlaps the backbone {other.backbone.cidr} "
+                              f"of zone {other.name!r}; give every zone its own non-overlapping range")
 
 
 @rule("FG202", "backbone-cluster-overlap", "A backbone overlaps a pod, join or service CIDR of some zone.")
@@ -39,7 +39,7 @@ def backbone_cluster_overlap(fabric: Fabric) -> Iterator[Finding]:
         for owner, field, cidr in ranges:
             if zone.backbone.cidr.overlaps(cidr):
                 yield Finding("FG202", ("zones", i, "backbone", "cidr"),
-                              f"backbone {zone.backbone.cidr} overlaps zone {owner!r}'s {field} {cidr}; "
+                              f"backbone {zone.backbone.cidr} overlaps the {field} {cidr} of zone {owner!r}; "
                               "traffic for it would stay inside that cluster; pick a range outside "
                               "every zone's pod, join and service CIDRs")
 
@@ -110,7 +110,7 @@ def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
             continue
         if address in seen:
             yield Finding("FG207", ("zones", i, "transitAddress"),
-                          f"transit address {address} is also zone {seen[address]!r}'s; each zone has its "
+                          f"transit address {address} is also the address of zone {seen[address]!r}; each zone has its "
                           "own port on the transit switch; re-read both from `ovn-ic-sbctl show`")
         else:
             seen[address] = zone.name
@@ -131,7 +131,7 @@ def transit_range(fabric: Fabric) -> Iterator[Finding]:
             low, high = transit.network_address, transit.network_address + half - 1
             yield Finding("FG208", ("zones", i, "transitAddress"),
                           f"Kube-OVN picks its transit address at random from {low}-{high}, so "
-                          f"{address} cannot be zone {zone.name!r}'s; copy the real address from "
+                          f"{address} cannot be the address of zone {zone.name!r}; copy the real address from "
                           "`ovn-ic-sbctl show`")
 
 

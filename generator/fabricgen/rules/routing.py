@@ -45,8 +45,8 @@ def auto_route_overlap(fabric: Fabric) -> Iterator[Finding]:
             other = fabric.zones[j]
             if zone.cluster.pod_cidr.overlaps(other.cluster.pod_cidr):
                 yield Finding("FG303", ("zones", i, "cluster", "podCIDR"),
-                              f"podCIDR {zone.cluster.pod_cidr} overlaps zone {other.name!r}'s "
-                              f"{other.cluster.pod_cidr}: with autoRoute: true both are learned as "
+                              f"podCIDR {zone.cluster.pod_cidr} overlaps the podCIDR {other.cluster.pod_cidr} "
+                              f"of zone {other.name!r}: with autoRoute: true both are learned as "
                               "equal-cost routes; renumber, or set autoRoute: false (explicit routes)")
 
 
@@ -106,6 +106,6 @@ def static_conflict(fabric: Fabric) -> Iterator[Finding]:
             owner = backbones.get(route.cidr)
             if owner is not None and fabric.interconnection is not None and not fabric.interconnection.auto_route:
                 yield Finding("FG307", ("zones", i, "defaultVpc", "staticRoutes", r, "cidr"),
-                              f"{route.cidr} is zone {owner!r}'s backbone, which fabricgen already routes; "
+                              f"{route.cidr} is the backbone of zone {owner!r}, which fabricgen already routes; "
                               "Kube-OVN keeps one next hop per prefix, so the two would replace each "
                               "other; remove this route")
