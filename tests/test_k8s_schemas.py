@@ -1,0 +1,234 @@
+"""Every rendered Kubernetes object against the schema of its API.
+
+- kubeovn.io kinds: the `openAPIV3Schema` of the upstream CRD in ../shared/reference/crds/,
+  made strict (unknown fields rejected, as `kubectl apply --validate=strict` does; the API
+  server would otherwise drop them silently).
+- Core kinds (ConfigMap, Deployment, Job, ...): the Kubernetes OpenAPI schemas that the
+  `kubernetes-validate` package ships, in strict mode.
+- NetworkAttachmentDefinition: its CRD shape (spec.config, a string) and the kube-ovn CNI
+  config inside it.
+
+Objects are read back from the files on disk: `rendered/` and the golden expected trees.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import REPO, SHARED
+
+CRD_DIR = SHARED / "reference" / "crds"
+K8S_VERSION = "1.33"  # SUSE Virtualization 1.6+ / RKE2 of the lab's generation
+
+
+def zone_dirs() -> list[Path]:
+    roots = [REPO / "rendered", *sorted((REPO / "tests" / "golden").glob("*/expected"))]
+    return sorted(p.parent for root in roots for p in root.glob("*/*/kustomization.yaml"))
+
+
+ZONE_DIRS = zone_dirs()
+
+
+def zone_id(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def objects(zone_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(file name, object) for every document of every file the kustomization lists (do not mutate)."""
+    kustomization = yaml.safe_load((zone_dir / "kustomization.yaml").read_text(encoding="utf-8"))
+    out = []
+    for name in kustomization["resources"]:
+        for doc in yaml.load_all((zone_dir / name).read_text(encoding="utf-8"), Loader=LOADER):
+            if doc is not None:
+                out.append((name, doc))
+    return out
+
+
+def strict(schema: Any) -> Any:
+    """Reject unknown fields wherever the schema lists its properties."""
+    if isinstance(schema, dict):
+        schema = {k: strict(v) for k, v in schema.items()}
+        if ("properties" in schema and "additionalProperties" not in schema
+                and not schema.get("x-kubernetes-preserve-unknown-fields")):
+            schema["additionalProperties"] = False
+        return schema
+    if isinstance(schema, list):
+        return [strict(v) for v in schema]
+    return schema
+
+
+@cache
+def crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+    """(apiVersion, kind) -> strict openAPIV3Schema, from every CRD file in the reference."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        for crd in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if not crd or crd.get("kind") != "CustomResourceDefinition":
+                continue
+            group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
+            for version in crd["spec"]["versions"]:
+                if version.get("served"):
+                    found[(f"{group}/{version['name']}", kind)] = strict(version["schema"]["openAPIV3Schema"])
+    return found
+
+
+@cache
+def crd_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
+    schema = crd_schema(api_version, kind)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def crd_schema(api_version: str, kind: str) -> dict[str, Any]:
+    if not CRD_DIR.is_dir():
+        pytest.skip(f"upstream CRDs not found at {CRD_DIR} (expected ../shared/ beside the clone)")
+    schema = crd_schemas().get((api_version, kind))
+    assert schema is not None, f"no served CRD version for {api_version} {kind} in {CRD_DIR}"
+    return schema
+
+
+# The upstream NetworkAttachmentDefinition CRD (k8snetworkplumbingwg) declares
+# spec.config as a string and nothing else.
+NAD_SCHEMA = {
+    "type": "object",
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "k8s.cni.cncf.io/v1"},
+        "kind": {"const": "NetworkAttachmentDefinition"},
+        "metadata": {"type": "object", "required": ["name", "namespace"]},
+        "spec": {
+            "type": "object",
+            "properties": {"config": {"type": "string"}},
+            "required": ["config"],
+            "additionalProperties": False,
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+@cache
+def core_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
+    """The strict schema kubernetes-validate ships for this Kubernetes version (cached: it is large)."""
+    import importlib.resources
+    import re
+
+    from referencing import Registry, Resource
+
+    schemas = importlib.resources.files("kubernetes_validate") / "kubernetes-json-schema"
+    base = schemas / f"v{K8S_VERSION}.0-local-strict"
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)  # apps/v1 -> apps-v1, v1 -> v1
+    schema_file = base / f"{kind.lower()}-{group_version}.json"
+    if not schema_file.is_file():
+        pytest.fail(f"no Kubernetes {K8S_VERSION} schema for {api_version} {kind}; "
+                    "add one to tests/test_k8s_schemas.py")
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    definitions = json.loads((base / "_definitions.json").read_text(encoding="utf-8"))
+    registry: Registry[Any] = Resource.from_contents(definitions) @ (Resource.from_contents(schema) @ Registry())
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def validate_core(obj: dict[str, Any]) -> None:
+    core_validator(obj["apiVersion"], obj["kind"]).validate(obj)
+
+
+def validate_object(obj: dict[str, Any]) -> None:
+    api_version, kind = obj["apiVersion"], obj["kind"]
+    if api_version.startswith("kubeovn.io/"):
+        crd_validator(api_version, kind).validate(obj)
+    elif api_version == "k8s.cni.cncf.io/v1":
+        jsonschema.validate(obj, NAD_SCHEMA)
+    else:
+        validate_core(obj)
+
+
+def test_zone_dirs_found() -> None:
+    assert any(p.parts[-3:-1] == ("rendered", "lab") for p in ZONE_DIRS)
+    assert len(ZONE_DIRS) >= 10
+
+
+@pytest.mark.parametrize("zone_dir", ZONE_DIRS, ids=zone_id)
+def test_objects_match_their_schemas(zone_dir: Path) -> None:
+    for name, obj in objects(zone_dir):
+        try:
+            validate_object(obj)
+        except jsonschema.ValidationError as exc:
+            pytest.fail(f"{name}: {obj['kind']} {obj['metadata'].get('name')}: {exc.message} "
+                        f"at {list(exc.absolute_path)}")
+
+
+@pytest.mark.parametrize("zone_dir", ZONE_DIRS, ids=zone_id)
+def test_nad_config_matches_subnet_provider(zone_dir: Path) -> None:
+    objs = [obj for _name, obj in objects(zone_dir)]
+    nads = [o for o in objs if o["kind"] == "NetworkAttachmentDefinition"]
+    providers = {o["spec"]["provider"] for o in objs if o["kind"] == "Subnet"}
+    assert nads
+    for nad in nads:
+        meta = nad["metadata"]
+        config = json.loads(nad["spec"]["config"])
+        expected = f"{meta['name']}.{meta['namespace']}.ovn"
+        assert config["type"] == "kube-ovn"
+        assert config["name"] == meta["name"]
+        assert config["provider"] == expected
+        assert config["server_socket"] == "/run/openvswitch/kube-ovn-daemon.sock"
+        assert config["cniVersion"]
+        assert expected in providers, f"no Subnet has provider {expected}"
+    assert providers <= {json.loads(n["spec"]["config"])["provider"] for n in nads}
+
+
+@pytest.mark.parametrize("zone_dir", ZONE_DIRS, ids=zone_id)
+def test_ic_routes_patch_matches_vpc_schema(zone_dir: Path) -> None:
+    """ic-routes-<zone>.json is a merge patch for ovn-cluster: its spec is a valid Vpc spec."""
+    patch = json.loads((zone_dir / f"ic-routes-{zone_dir.name}.json").read_text(encoding="utf-8"))
+    schema = crd_schema("kubeovn.io/v1", "Vpc")
+    jsonschema.Draft7Validator(schema["properties"]["spec"]).validate(patch["spec"])
+    routes = [o for _n, o in objects(zone_dir) if o["kind"] == "Vpc" and o["metadata"]["name"] == "ovn-cluster"]
+    assert len(routes) == 1
+    assert patch["spec"] == routes[0]["spec"]
+
+
+def test_ovn_ic_config_values_are_strings() -> None:
+    for zone_dir in ZONE_DIRS:
+        for _name, obj in objects(zone_dir):
+            if obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "ovn-ic-config":
+                assert set(obj["data"]) == {"enable-ic", "az-name", "ic-db-host", "ic-nb-port", "ic-sb-port",
+                                            "gw-nodes", "auto-route"}
+                assert all(isinstance(v, str) for v in obj["data"].values())
+
+
+# The validators must be able to fail: a typo'd field and a wrong type are caught.
+
+def lab_object(kind: str, name: str) -> dict[str, Any]:
+    zone = REPO / "rendered" / "lab" / "hq"
+    return copy.deepcopy(next(o for _n, o in objects(zone) if o["kind"] == kind and o["metadata"]["name"] == name))
+
+
+@pytest.mark.parametrize(("kind", "name", "path", "value"), [
+    ("Vpc", "ovn-cluster", ("spec", "staticRoutes", 0, "nexthopIP"), "169.254.100.23"),
+    ("Vpc", "ovn-cluster", ("spec", "policyRoutes", 0, "priority"), "31000"),
+    ("Subnet", "backbone-hq", ("spec", "enableDhcp"), True),
+    ("Configuration", "kubeovn", ("spec", "components", "enableIc"), True),
+    ("ConfigMap", "ovn-ic-config", ("data", "ic-nb-port"), 6645),
+    ("Deployment", "ovn-ic-server", ("spec", "replica"), 3),
+    ("NetworkAttachmentDefinition", "vsw-backbone", ("spec", "configs"), "{}"),
+])
+def test_validators_reject_bad_fields(kind: str, name: str, path: tuple[str | int, ...], value: object) -> None:
+    obj = lab_object(kind, name)
+    node: Any = obj
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        validate_object(obj)
