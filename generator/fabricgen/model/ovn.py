@@ -33,6 +33,10 @@ class Ssl(Section):
     private_key: str = Field(pattern=PATH)
     certificate: str = Field(pattern=PATH)
     ca_certificate: str = Field(pattern=PATH)
+    nb_common_name: str = Field(default="ovnnb", pattern=r"^[A-Za-z0-9._-]+$")
+    """CN of the northbound server certificate (OVN-Kubernetes checks it)."""
+    sb_common_name: str = Field(default="ovnsb", pattern=r"^[A-Za-z0-9._-]+$")
+    """CN of the southbound server certificate."""
 
 
 class Databases(Section):
@@ -45,7 +49,7 @@ class Databases(Section):
     protocol: Literal["tcp", "ssl"] = "tcp"
     ssl: Ssl | None = None
     """Required with `protocol: ssl`."""
-    client_networks: list[Network] = Field(default=[], min_length=0)
+    client_networks: list[Network] = Field(min_length=1)
     """Networks allowed to reach 6641/6642 (the compute subnet); every other source is dropped."""
     inactivity_probe: int = Field(default=60000, ge=0)
     """`set-connection --inactivity-probe` in ms (0 disables)."""

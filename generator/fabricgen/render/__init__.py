@@ -6,7 +6,20 @@ Each renderer is a pure function `render(plan) -> list[Artifact]`; only
 
 from __future__ import annotations
 
-from fabricgen.render import default_vpc, icdb, kubeovn_ic, overlay, tenants
+from fabricgen.render import (
+    cloudstack,
+    default_vpc,
+    host_bgp,
+    host_netplan,
+    host_ovs,
+    icdb,
+    kubeovn_ic,
+    neutron,
+    overlay,
+    ovn_controller,
+    ovnk8s,
+    tenants,
+)
 from fabricgen.render.artifacts import Renderer
 
 RENDERERS: dict[str, Renderer] = {
@@ -15,6 +28,13 @@ RENDERERS: dict[str, Renderer] = {
     "backbone": overlay.render,
     "default-vpc-routes": default_vpc.render,
     "tenant-vpcs": tenants.render,
+    "ovn-controller": ovn_controller.render,
+    "host-netplan": host_netplan.render,
+    "host-ovs": host_ovs.render,
+    "host-bgp": host_bgp.render,
+    "cloudstack-agent": cloudstack.render,
+    "neutron-ml2": neutron.render,
+    "ovn-kubernetes": ovnk8s.render,
 }
 
 __all__ = ["RENDERERS"]

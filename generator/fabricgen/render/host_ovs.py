@@ -1,0 +1,98 @@
+"""Per chassis: the Open vSwitch settings ovn-controller reads, and the tunnel firewall.
+
+- `configure-ovn-host.sh`: `ovs-vsctl --no-wait set Open_vSwitch .` with system-id,
+  hostname, ovn-remote, ovn-encap-type, ovn-encap-ip (read from the tunnel
+  interface and checked against fabric.yaml), ovn-bridge-mappings, the gateway
+  flag for Neutron and, for a loopback endpoint on OVN before 24.09,
+  `ovn-set-local-ip=true`. Keys fabricgen owns but does not want are removed.
+  Honours OVS_RUNDIR.
+- `ovn-tunnel.nft`: the Geneve (UDP 6081) or VXLAN (UDP 4789) port open only to
+  the deployment's other chassis.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fabricgen.deployment_plan import Chassis, chassis, sb_remote, tunnel_port
+from fabricgen.plan import Plan
+from fabricgen.render.artifacts import Artifact, TextFile
+from fabricgen.render.header import header
+from fabricgen.render.host_tree import chassis_dir
+from fabricgen.templating import render_template
+
+SCRIPT = "configure-ovn-host.sh"
+FIREWALL = "ovn-tunnel.nft"
+FIREWALL_TABLE = "fabricgen_ovn_tunnel"
+GATEWAY_CMS_OPTION = "enable-chassis-as-gw"
+
+
+def _setting(key: str, value: str) -> str:
+    """One `external_ids:key="value"` word; the OVSDB string syntax keeps commas literal."""
+    return f"external_ids:{key}={json.dumps(value)}"
+
+
+def external_ids(item: Chassis) -> tuple[dict[str, str], list[str]]:
+    """The keys to set and the keys to remove."""
+    host, deployment = item.host, item.deployment
+    wanted = {
+        "system-id": host.chassis_name,
+        "hostname": host.name,
+        "ovn-remote": sb_remote(deployment),
+        "ovn-encap-type": deployment.encapsulation,
+    }
+    removed = []
+    mappings = ",".join(f"{m.physical_network}:{m.bridge}" for m in host.bridge_mappings)
+    if mappings:
+        wanted["ovn-bridge-mappings"] = mappings
+    else:
+        removed.append("ovn-bridge-mappings")
+    if host.gateway_chassis:
+        wanted["ovn-cms-options"] = GATEWAY_CMS_OPTION
+    else:
+        removed.append("ovn-cms-options")
+    if host.tunnel_endpoint.loopback is not None and deployment.needs_set_local_ip:
+        wanted["ovn-set-local-ip"] = "true"
+    else:
+        removed.append("ovn-set-local-ip")
+    return wanted, removed
+
+
+def script(plan: Plan, item: Chassis) -> str:
+    wanted, removed = external_ids(item)
+    db = item.deployment.databases
+    return render_template(
+        "configure-ovn-host.sh.j2",
+        header=header(plan),
+        host=item.host.name,
+        system_id=item.host.chassis_name,
+        deployment=item.deployment.name,
+        device=item.device,
+        address=str(item.address),
+        settings=[_setting(k, v) for k, v in wanted.items()],
+        removed=removed,
+        ssl=db.ssl if db.protocol == "ssl" else None,
+    )
+
+
+def firewall(plan: Plan, item: Chassis) -> str:
+    return render_template(
+        "ovn-tunnel.nft.j2",
+        header=header(plan),
+        host=item.host.name,
+        deployment=item.deployment.name,
+        encapsulation=item.deployment.encapsulation,
+        port=tunnel_port(item.deployment),
+        table=FIREWALL_TABLE,
+        peers=[str(p) for p in item.peers],
+    )
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for deployment in plan.fabric.ovn_deployments:
+        for item in chassis(deployment):
+            where = chassis_dir(deployment.name, item.host.name)
+            out.append(TextFile(where / SCRIPT, script(plan, item), executable=True))
+            out.append(TextFile(where / FIREWALL, firewall(plan, item)))
+    return out

@@ -1,0 +1,72 @@
+"""Per OVN database member (controller):
+
+- `configure-ovn-central.sh`: NB/SB `set-connection` (only when it differs, so a
+  second run changes nothing) and the provider networks (`--may-exist` localnet
+  switches and ports). Honours OVN_NB_DB / OVN_SB_DB.
+- `ovn-central.nft`: an nftables table that lets only the client networks (and,
+  for raft, the other members) reach the database ports.
+"""
+
+from __future__ import annotations
+
+from fabricgen.deployment_plan import listen_target
+from fabricgen.model.ovn import OvnDeployment
+from fabricgen.plan import Plan
+from fabricgen.render.artifacts import Artifact, TextFile
+from fabricgen.render.header import header
+from fabricgen.render.host_tree import controller_dir
+from fabricgen.templating import render_template
+
+SCRIPT = "configure-ovn-central.sh"
+FIREWALL = "ovn-central.nft"
+FIREWALL_TABLE = "fabricgen_ovn_central"
+RAFT_PORTS = (6643, 6644)
+
+
+def _provider_networks(deployment: OvnDeployment) -> list[dict[str, object]]:
+    return [{"name": n.name, "port": n.port_name, "physnet": n.physical_network, "vlan": n.vlan}
+            for n in deployment.provider_networks]
+
+
+def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> str:
+    db = deployment.databases
+    return render_template(
+        "configure-ovn-central.sh.j2",
+        header=header(plan),
+        deployment=deployment.name,
+        host=host,
+        address=address,
+        ssl=db.ssl if db.protocol == "ssl" else None,
+        nb_target=listen_target(deployment, db.nb_port),
+        sb_target=listen_target(deployment, db.sb_port),
+        probe=db.inactivity_probe,
+        provider_networks=_provider_networks(deployment),
+    )
+
+
+def firewall(plan: Plan, deployment: OvnDeployment, host: str) -> str:
+    db = deployment.databases
+    members = [str(m.address) for m in db.members]
+    uncovered = [str(m.address) for m in db.members if not any(m.address in n for n in db.client_networks)]
+    return render_template(
+        "ovn-central.nft.j2",
+        header=header(plan),
+        deployment=deployment.name,
+        host=host,
+        table=FIREWALL_TABLE,
+        client_ports=[db.nb_port, db.sb_port],
+        clients=[str(n) for n in db.client_networks] + uncovered,
+        raft_ports=list(RAFT_PORTS) if len(members) > 1 else [],
+        members=members,
+    )
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for deployment in plan.fabric.ovn_deployments:
+        for member in deployment.databases.members:
+            where = controller_dir(deployment.name, member.host)
+            out.append(TextFile(where / SCRIPT, script(plan, deployment, member.host, str(member.address)),
+                                executable=True))
+            out.append(TextFile(where / FIREWALL, firewall(plan, deployment, member.host)))
+    return out

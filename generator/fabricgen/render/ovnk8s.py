@@ -1,0 +1,105 @@
+"""Per Kubernetes cluster running OVN-Kubernetes (central mode, pinned <= v1.3):
+
+- `_host/<deployment>/kubernetes/<cluster>/ovn_k8s.conf`: the gcfg config file with
+  the deployment's NB/SB addresses, encapsulation and MTU.
+- `<cluster>/ovn-kubernetes.yaml` (a Kubernetes directory with its kustomization):
+  ConfigMap `ovn-config` (the keys the upstream DaemonSets read: `mtu`, `net_cidr`,
+  `svc_cidr`, `k8s_apiserver`, ...), ConfigMap `ovnkube-config` holding the same
+  `ovn_k8s.conf`, and the selector-less Service `ovnkube-db` with its Endpoints
+  listing the external database members, from which ovnkube.sh derives the
+  NB/SB addresses.
+"""
+
+from __future__ import annotations
+
+from fabricgen.deployment_plan import consumer_mtu, nb_remote, sb_remote
+from fabricgen.model.consumers import KubernetesCluster
+from fabricgen.model.ovn import TUNNEL_PORT, OvnDeployment
+from fabricgen.plan import Plan
+from fabricgen.render import metadata as md
+from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
+from fabricgen.render.header import header
+from fabricgen.render.host_tree import platform_dir
+from fabricgen.templating import render_template
+
+CONFIG_FILE = "ovn_k8s.conf"
+MANIFEST = "ovn-kubernetes.yaml"
+WAVE = md.WAVE_CONFIGURATION
+
+
+def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluster) -> str:
+    db = deployment.databases
+    return render_template(
+        "ovn_k8s.conf.j2",
+        header=header(plan),
+        cluster=cluster.name,
+        version=cluster.version,
+        deployment=deployment.name,
+        mtu=consumer_mtu(deployment, cluster),
+        encapsulation=cluster.encapsulation or deployment.encapsulation,
+        encap_port=TUNNEL_PORT[cluster.encapsulation or deployment.encapsulation],
+        cluster_subnets=f"{cluster.cluster_subnet}/{cluster.host_prefix}",
+        api_server=cluster.api_server,
+        service_cidr=str(cluster.service_cidr),
+        nb=nb_remote(deployment),
+        sb=sb_remote(deployment),
+        ssl=db.ssl if db.protocol == "ssl" else None,
+        gateway_mode=cluster.gateway_mode,
+        gateway_interface=cluster.gateway_interface,
+    )
+
+
+def objects(
+    plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluster, conf: str
+) -> tuple[KubeObject, ...]:
+    ns = cluster.namespace
+    db = deployment.databases
+
+    def meta(name: str) -> dict[str, object]:
+        return md.metadata(name, ns, plan.source_name, WAVE)
+
+    ovn_config: KubeObject = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta("ovn-config"),
+        "data": {
+            "net_cidr": f"{cluster.cluster_subnet}/{cluster.host_prefix}",
+            "svc_cidr": str(cluster.service_cidr),
+            "k8s_apiserver": cluster.api_server,
+            "mtu": str(consumer_mtu(deployment, cluster)),
+            "host_network_namespace": ns,
+        },
+    }
+    ovnkube_config: KubeObject = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta("ovnkube-config"),
+        "data": {CONFIG_FILE: conf},
+    }
+    ports = [{"name": "north", "port": db.nb_port, "protocol": "TCP"},
+             {"name": "south", "port": db.sb_port, "protocol": "TCP"}]
+    service: KubeObject = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": meta("ovnkube-db"),
+        "spec": {"clusterIP": "None", "ports": ports},
+    }
+    endpoints: KubeObject = {
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": meta("ovnkube-db"),
+        "subsets": [{"addresses": [{"ip": str(m.address)} for m in db.members], "ports": ports}],
+    }
+    return ovn_config, ovnkube_config, service, endpoints
+
+
+def render(plan: Plan) -> list[Artifact]:
+    out: list[Artifact] = []
+    for deployment in plan.fabric.ovn_deployments:
+        for cluster in deployment.consumers:
+            if not isinstance(cluster, KubernetesCluster):
+                continue
+            conf = config_file(plan, deployment, cluster)
+            out.append(TextFile(platform_dir(deployment.name, "kubernetes", cluster.name) / CONFIG_FILE, conf))
+            out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf), WAVE))
+    return out
