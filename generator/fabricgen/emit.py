@@ -101,15 +101,19 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def _stage(root: Path, build: Build) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{build.site}-", dir=root))
-    for rel, out in build.files.items():
-        target = staging / Path(*rel.parts[1:])
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(out.text.encode())
-        target.chmod(_mode(out))
-    staging.chmod(0o755)
-    for sub in staging.rglob("*"):
-        if sub.is_dir():
-            sub.chmod(0o755)
+    try:
+        for rel, out in build.files.items():
+            target = staging / Path(*rel.parts[1:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(out.text.encode())
+            target.chmod(_mode(out))
+        staging.chmod(0o755)
+        for sub in staging.rglob("*"):
+            if sub.is_dir():
+                sub.chmod(0o755)
+    except BaseException:  # a failed or interrupted run leaves no half-written tree behind
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return staging
 
 
@@ -128,6 +132,8 @@ def write(root: Path, build: Build) -> Changes:
             if not changes:
                 return changes
             target = root / build.site
+            if target.is_symlink() or (target.exists() and not target.is_dir()):
+                raise OutputError(f"cannot write {target}: it exists and is not a directory; move it away")
             staging = _stage(root, build)
             try:
                 if target.exists():
