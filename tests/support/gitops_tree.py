@@ -1,0 +1,74 @@
+"""Helpers for the GitOps delivery tests: repository copies, YAML streams, object identity."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent  # the venv's bin: fabricgen, pre-commit
+LAB = "sites/lab/fabric.yaml"
+ZONES = ("hq", "ai", "edge", "dr")
+
+# Annotations kpt and the FabricGenerator add for bookkeeping; they never reach a cluster
+# through kpt's written files except GENERATED_BY, which marks the function's own output.
+BOOKKEEPING_PREFIXES = ("config.kubernetes.io/", "internal.config.kubernetes.io/", "config.k8s.io/")
+GENERATED_BY = "fabricgen.io/generated-by"
+
+
+def copy_sources(dst: Path) -> Path:
+    """The files a checkout of a fabric repository holds: sites/ and deploy/, no .git."""
+    for part in ("sites", "deploy"):
+        shutil.copytree(REPO / part, dst / part)
+    return dst
+
+
+def tool_env(**extra: str) -> dict[str, str]:
+    """A small environment with the venv's fabricgen first on PATH."""
+    env = {"PATH": f"{BIN}{os.pathsep}/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"),
+           "LANG": "C.UTF-8"}
+    env.update(extra)
+    return env
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=env or tool_env(), input=stdin, capture_output=True,
+                          text=True, check=False)
+
+
+def load_stream(text: str) -> list[dict[str, Any]]:
+    return [doc for doc in YAML(typ="safe").load_all(text) if doc is not None]
+
+
+def load_file(path: Path) -> Any:
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+
+
+def rendered_objects(zone_dir: Path) -> list[dict[str, Any]]:
+    """A zone's objects as `fabricgen render` wrote them, in kustomization order."""
+    kustomization = load_file(zone_dir / "kustomization.yaml")
+    out: list[dict[str, Any]] = []
+    for name in kustomization["resources"]:
+        out.extend(load_stream((zone_dir / name).read_text(encoding="utf-8")))
+    return out
+
+
+def without_bookkeeping(obj: dict[str, Any], *, marker: bool = True) -> dict[str, Any]:
+    """The object less kpt's path/index annotations (and the generator marker)."""
+    meta = dict(obj["metadata"])
+    notes = {k: v for k, v in meta.get("annotations", {}).items()
+             if not k.startswith(BOOKKEEPING_PREFIXES) and not (marker and k == GENERATED_BY)}
+    meta["annotations"] = notes
+    return {**obj, "metadata": meta}
+
+
+def identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj["metadata"]
+    return obj["apiVersion"], obj["kind"], meta.get("namespace", ""), meta["name"]

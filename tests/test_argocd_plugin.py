@@ -1,0 +1,161 @@
+"""The Argo CD plugin, run the way argocd-cmp-server runs it.
+
+The cmp-server unpacks the repository (no `.git`) into `<tmp>/_cmp_server/<uuid>/`,
+sets the working directory to the Application's path, and runs plugin.yaml's
+generate command with the build environment (ARGOCD_APP_*, ARGOCD_ENV_*, PARAM_*).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from fabricgen.cli import main
+from support.gitops_tree import LAB, REPO, ZONES, copy_sources, load_file, load_stream, run, tool_env
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:
+    """Each zone's objects as `fabricgen render` writes them."""
+    from support.gitops_tree import rendered_objects
+
+    out = tmp_path_factory.mktemp("rendered")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        assert main(["render", LAB, "-o", str(out), "-q"]) == 3
+    return {zone: rendered_objects(out / "lab" / zone) for zone in ZONES}
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """An unpacked repository as the cmp-server holds it."""
+    root = tmp_path / "_cmp_server" / str(uuid.uuid4())
+    copy_sources(root)
+    return root
+
+
+def generate_command() -> list[str]:
+    spec = load_file(REPO / "deploy" / "argocd" / "plugin.yaml")["spec"]["generate"]
+    return [*spec["command"], *spec.get("args", [])]
+
+
+def cmp_run(root: Path, app_path: str, **env: str) -> subprocess.CompletedProcess[str]:
+    build_env = tool_env(
+        ARGOCD_APP_NAME="fabric-lab", ARGOCD_APP_NAMESPACE="kube-system",
+        ARGOCD_APP_PROJECT_NAME="default", ARGOCD_APP_REVISION="0123456789abcdef",
+        ARGOCD_APP_SOURCE_REPO_URL="https://git.example/network/fabric.git",
+        ARGOCD_APP_SOURCE_PATH=app_path, ARGOCD_APP_SOURCE_TARGET_REVISION="main",
+        KUBE_VERSION="1.32.4", **env,
+    )
+    return run(generate_command(), root / app_path, build_env)
+
+
+def test_plugin_runs_the_generate_command() -> None:
+    assert generate_command() == ["fabricgen", "argocd-generate"]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_env_zone_prints_exactly_the_rendered_objects(
+    checkout: Path, expected: dict[str, list[dict[str, object]]], zone: str
+) -> None:
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE=zone)
+    assert result.returncode == 0, result.stderr
+    assert load_stream(result.stdout) == expected[zone]
+    assert result.stderr.strip().splitlines()[-1].endswith(f"zone {zone}: {len(expected[zone])} object(s)")
+
+
+def test_parameter_and_fabric_from_another_app_path(
+    checkout: Path, expected: dict[str, list[dict[str, object]]]
+) -> None:
+    """An Application pointing at rendered/lab/hq names the fabric explicitly."""
+    (checkout / "rendered" / "lab" / "hq").mkdir(parents=True)
+    result = cmp_run(checkout, "rendered/lab/hq", PARAM_ZONE="hq", PARAM_FABRIC=LAB)
+    assert result.returncode == 0, result.stderr
+    assert load_stream(result.stdout) == expected["hq"]
+
+
+def test_writes_nothing_and_runs_concurrently(
+    checkout: Path, expected: dict[str, list[dict[str, object]]]
+) -> None:
+    before = sorted((p.relative_to(checkout).as_posix(), p.stat().st_mtime_ns)
+                    for p in checkout.rglob("*"))
+    env = {z: tool_env(ARGOCD_APP_SOURCE_PATH="sites/lab", ARGOCD_ENV_ZONE=z) for z in ZONES * 2}
+    procs = [(z, subprocess.Popen(generate_command(), cwd=checkout / "sites" / "lab", env=env[z],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+             for z in ZONES * 2]
+    for zone, proc in procs:
+        out, err = proc.communicate()
+        assert proc.returncode == 0, err
+        assert load_stream(out) == expected[zone]
+    after = sorted((p.relative_to(checkout).as_posix(), p.stat().st_mtime_ns)
+                   for p in checkout.rglob("*"))
+    assert after == before
+
+
+def test_missing_zone_fails_with_the_choices(checkout: Path) -> None:
+    result = cmp_run(checkout, "sites/lab")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "fabricgen: error: sites/lab/fabric.yaml: no zone chosen; set the plugin parameter 'zone' "
+        "(PARAM_ZONE) or env ZONE (ARGOCD_ENV_ZONE) (one of: hq, ai, edge, dr)\n"
+    )
+
+
+def test_unknown_zone_fails(checkout: Path) -> None:
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="dq")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "no zone 'dq' in site 'lab' (zones: hq, ai, edge, dr)" in result.stderr
+
+
+def test_unknown_variable_is_a_typo(checkout: Path) -> None:
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZOEN="hq", PARAM_FABRC=LAB)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "fabricgen: error: unknown variable ARGOCD_ENV_ZOEN (did you mean ARGOCD_ENV_ZONE?); "
+        "unknown variable PARAM_FABRC (did you mean PARAM_FABRIC?)\n"
+    )
+
+
+def test_conflicting_parameter_and_env(checkout: Path) -> None:
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq", PARAM_ZONE="ai")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "conflicting values for ZONE" in result.stderr
+
+
+def test_fabric_outside_the_repository_is_refused(checkout: Path) -> None:
+    (checkout.parent / "fabric.yaml").write_text((checkout / LAB).read_text())
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq", ARGOCD_ENV_FABRIC="../fabric.yaml")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "points outside the repository" in result.stderr
+
+
+def test_no_fabric_found_walking_up(checkout: Path) -> None:
+    (checkout / "apps" / "hq").mkdir(parents=True)
+    result = cmp_run(checkout, "apps/hq", ARGOCD_ENV_ZONE="hq")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "no fabric.yaml" in result.stderr and "PARAM_FABRIC" in result.stderr
+
+
+def test_bad_fabric_fails_short_and_located(checkout: Path) -> None:
+    fabric = checkout / LAB
+    lines = fabric.read_text().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if "nbPort: 6645" in line)
+    lines[index] = lines[index].replace("6645", "notaport")
+    fabric.write_text("".join(lines))
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"sites/lab/fabric.yaml:{index + 1}:")
+    assert "interconnection.database.nbPort" in first
+    assert result.stderr.splitlines()[-1].endswith("no manifests generated")
+    assert len(result.stderr.splitlines()) <= 12
