@@ -46,10 +46,11 @@ class ZoneReport:
     port: str | None
     line: int  # in the fabric: the transitAddress value, or the zone
     column: int
+    listed: bool  # the AZ appears in the show output (with or without a port)
 
     def as_dict(self) -> dict[str, object]:
         return {"zone": self.zone, "status": self.status, "fabric": self.fabric, "icsb": self.icsb,
-                "port": self.port, "line": self.line, "column": self.column}
+                "port": self.port, "listed": self.listed, "line": self.line, "column": self.column}
 
 
 def transit_switch(fabric: Fabric) -> str:
@@ -74,7 +75,8 @@ def compare(fabric: Fabric, source: Source, show: icsb_show.IcSbShow) -> tuple[l
         else:
             status = OK if have == seen else CHANGED
         line, col = source.locate(("zones", i, KEY), value=True)
-        reports.append(ZoneReport(zone.name, i, status, have, seen, port.name if port else None, line, col))
+        reports.append(ZoneReport(zone.name, i, status, have, seen, port.name if port else None, line, col,
+                                  zone.name in show.zones))
     known = {z.name for z in fabric.zones}
     extra = sorted(set(ports) - known)
     return reports, extra
@@ -87,9 +89,12 @@ def _text(source: Source, reports: list[ZoneReport], extra: list[str], ts: str, 
             out.write(f"{where}: {r.fabric} -> {r.icsb} (zone {r.zone}: port {r.port} on {ts})\n")
         elif r.status == ADDED:
             out.write(f"{where}: (unset) -> {r.icsb} (zone {r.zone}: port {r.port} on {ts})\n")
+        elif r.status == MISSING and r.listed:
+            out.write(f"{where}: {r.fabric} -> ? (zone {r.zone} is listed but has no port on {ts}: "
+                      "its gateway has not claimed the port yet; left as it is)\n")
         elif r.status == MISSING:
-            out.write(f"{where}: {r.fabric} -> ? (zone {r.zone} has no port on {ts} in ovn-ic-sbctl show: "
-                      "not joined, or its gateway has not claimed the port; left as it is)\n")
+            out.write(f"{where}: {r.fabric} -> ? (zone {r.zone} is not in this ovn-ic-sbctl show output: "
+                      "not joined, or another IC database; left as it is)\n")
     for name in extra:
         out.write(f"note: availability zone {name!r} has a port on {ts} but is not a zone of this fabric\n")
 
@@ -110,6 +115,21 @@ def updated_text(source: Source, reports: list[ZoneReport]) -> str:
     return set_scalars(source.text, edits, after=INSERT_AFTER)
 
 
+def _write(fabric: Path, source: Source, reports: list[ZoneReport]) -> bool:
+    """Update the fabric file if anything can be updated; refuse a result that would be invalid."""
+    if not any(r.status in (CHANGED, ADDED) for r in reports):
+        return False
+    new_text = updated_text(source, reports)
+    try:
+        load_text(new_text, source.name)
+    except InvalidFabricError as exc:
+        sys.stderr.write(report.format_diagnostics(exc.diagnostics, "text"))
+        raise FabricgenError("the addresses from ovn-ic-sbctl show would make the fabric invalid; "
+                             f"{source.name} left unchanged") from None
+    write_text(fabric, new_text)
+    return True
+
+
 def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO | None = None) -> int:
     fabric_model, source, _warnings = load(fabric)
     ts = transit_switch(fabric_model)
@@ -120,29 +140,20 @@ def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO
                              "pass the output of `ovn-ic-sbctl show`")
     reports, extra = compare(fabric_model, source, parsed)
     differ = any(r.status in DIFFERENT for r in reports)
-    written = False
-    if write and any(r.status in (CHANGED, ADDED) for r in reports):
-        new_text = updated_text(source, reports)
-        try:
-            load_text(new_text, source.name)
-        except InvalidFabricError as exc:
-            sys.stderr.write(report.format_diagnostics(exc.diagnostics, fmt if fmt != "json" else "text"))
-            raise FabricgenError("the addresses from ovn-ic-sbctl show would make the fabric invalid; "
-                                 f"{source.name} left unchanged") from None
-        write_text(fabric, new_text)
-        written = True
     if fmt == "json":
+        written = _write(fabric, source, reports) if write else False
         doc = {"fabric": source.name, "show": show_name, "transitSwitch": ts, "differ": differ,
                "written": written, "zones": [r.as_dict() for r in reports], "unknownZones": extra}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return EXIT_DIFFER if differ else 0
+    _text(source, reports, extra, ts, sys.stdout)
+    sys.stdout.flush()
+    if write and _write(fabric, source, reports):
+        sys.stderr.write(f"fabricgen: updated {source.name}; run `fabricgen render {source.name}` "
+                         "and commit both\n")
+    elif differ:
+        hint = "" if write else "; `--write` updates the fabric"
+        sys.stderr.write(f"fabricgen: transit addresses in {source.name} differ from {show_name}{hint}\n")
     else:
-        _text(source, reports, extra, ts, sys.stdout)
-        if written:
-            sys.stderr.write(f"fabricgen: updated {source.name}; run `fabricgen render {source.name}` "
-                             "and commit both\n")
-        elif differ:
-            sys.stderr.write(f"fabricgen: transit addresses in {source.name} differ from {show_name}; "
-                             "`--write` updates the fabric\n")
-        else:
-            sys.stderr.write(f"fabricgen: transit addresses match ({len(reports)} zone(s))\n")
+        sys.stderr.write(f"fabricgen: transit addresses match ({len(reports)} zone(s))\n")
     return EXIT_DIFFER if differ else 0
