@@ -1,0 +1,33 @@
+"""The merge-patch JSON writer gives exactly what `json.dumps(indent=2, ensure_ascii=False)` gives."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fabricgen.render.default_vpc import json_text
+
+SAMPLES: list[Any] = [
+    {},
+    [],
+    {"a": [], "b": {}},
+    [[], {}, [[]], [{}]],
+    {"routes": [{"cidr": "172.30.20.0/24", "priority": 31000, "on": True, "off": False, "none": None}]},
+    {"text": 'quote " backslash \\ tab \t nul \x00 del \x7f nel \x85 ls \u2028 bom \ufeff é 中'},
+    {'key "quoted" é': ['\u2029', 0, -1, 2**40, {"deep": [{"x": "y"}]}]},
+    "plain",
+    7,
+    None,
+]
+
+
+@pytest.mark.parametrize("value", SAMPLES)
+def test_same_text_as_json_dumps(value: Any) -> None:
+    assert json_text(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_rejects_what_json_cannot_hold() -> None:
+    with pytest.raises(TypeError):
+        json_text({"a": object()})
