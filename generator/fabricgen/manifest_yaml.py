@@ -19,7 +19,15 @@ _PLAIN = re.compile(r"^[A-Za-z_/][A-Za-z0-9_./-]*$|^[0-9][0-9.]*/[0-9]+$")
 _AMBIGUOUS = frozenset(
     ["y", "n", "yes", "no", "true", "false", "on", "off", "null", "~"]
 )
-_BLOCK_LINE = re.compile(r"^[^\t\r\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029\ufeff]*$")
+_BLOCK_LINE = re.compile(r"^[^\t\r\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]*$")
+# Characters json.dumps leaves raw that YAML may not carry raw inside a double-quoted
+# scalar: C1 controls and DEL (not printable), NEL and the Unicode line and paragraph
+# separators (line breaks in YAML 1.1), the BOM and the non-characters U+FFFE/U+FFFF.
+_QUOTED_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def scalar(value: Any) -> str:
@@ -32,9 +40,9 @@ def scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        if _PLAIN.match(value) and value.lower() not in _AMBIGUOUS:
+        if _PLAIN.fullmatch(value) and value.lower() not in _AMBIGUOUS:
             return value
-        return json.dumps(value, ensure_ascii=False)
+        return _QUOTED_UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False))
     raise TypeError(f"cannot serialise {type(value).__name__} into a manifest")
 
 

@@ -69,7 +69,7 @@ def load_text(text: str, name: str) -> tuple[Fabric, Source, list[Diagnostic]]:
 
 def safe_path(path: PurePosixPath) -> PurePosixPath:
     """Renderer paths are relative and made of plain names; anything else is a bug."""
-    if path.is_absolute() or not path.parts or not all(_SAFE_PART.match(p) for p in path.parts):
+    if path.is_absolute() or not path.parts or not all(_SAFE_PART.fullmatch(p) for p in path.parts):
         raise ValueError(f"renderer produced an unsafe path: {path}")
     return path
 
