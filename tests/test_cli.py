@@ -1,0 +1,106 @@
+"""The command line in-process: one test per exit code, --version, rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from fabricgen import __version__
+from fabricgen.cli import main
+from fabricgen.render import RENDERERS
+from fabricgen.rules import catalogue
+
+LAB = "sites/lab/fabric.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("FABRICGEN_DEBUG", raising=False)
+
+
+def test_exit_0_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", LAB]) == 0
+    assert capsys.readouterr().err == "fabricgen: 1 fabric(s) valid (0 error(s), 0 warning(s))\n"
+
+
+def test_exit_0_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", LAB, "--format", "json"]) == 0
+    assert capsys.readouterr().out == '{\n  "errors": 0,\n  "warnings": 0,\n  "diagnostics": []\n}\n'
+
+
+def test_exit_1_invalid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "fabric.yaml"
+    bad.write_text("apiVersion: fabricgen.io/v1alpha1\nkind: Fabric\n", encoding="utf-8")
+    assert main(["validate", str(bad), "--format", "text"]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.as_posix()}:1:1: metadata: required field 'metadata' is missing; add it [FG003]" in err
+    assert err.endswith("; nothing written\n")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [[], ["render"], ["frobnicate"], ["validate", LAB, "--format", "xml"],
+                                  ["render", LAB, "--bogus"]])
+def test_exit_2_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage: fabricgen" in capsys.readouterr().err
+
+
+def test_exit_3_changed_then_0(tmp_path: Path) -> None:
+    assert main(["render", "-q", "-o", str(tmp_path), LAB]) == 3
+    assert main(["render", "-q", "-o", str(tmp_path), LAB]) == 0
+
+
+def test_exit_4_internal_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug in a renderer: one line naming it, no traceback, nothing written."""
+
+    def broken(plan: object) -> list[object]:
+        raise RuntimeError("renderer bug")
+
+    monkeypatch.setitem(RENDERERS, "broken", broken)  # type: ignore[arg-type]
+    assert main(["render", "-o", str(tmp_path / "out"), LAB]) == 4
+    err = capsys.readouterr().err
+    assert err == ("fabricgen: internal error: RuntimeError: renderer bug\n"
+                   "This is a bug in fabricgen; set FABRICGEN_DEBUG=1 for the traceback and report it.\n")
+    assert not (tmp_path / "out").exists()
+    monkeypatch.setenv("FABRICGEN_DEBUG", "1")
+    assert main(["render", "-o", str(tmp_path / "out"), LAB]) == 4
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"fabricgen {__version__}\n"
+
+
+def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for code in ("0", "1", "2", "3", "4", "130"):
+        assert f"\n  {code} " in out
+
+
+def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [code for code, _n, _s in catalogue()]
+
+
+def test_rules_markdown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["| code | name | what it means |", "| --- | --- | --- |"]
+    rows = catalogue()
+    assert len(lines) == len(rows) + 2
+    assert "| FG103 | `raft-members` | The IC database has an even number of raft members; " in lines[2 + [
+        r[0] for r in rows].index("FG103")]
+    assert all(line.startswith("| FG") and line.endswith(" |") and line.count(" | ") == 2 for line in lines[2:])

@@ -1,0 +1,84 @@
+"""`schemas/fabric.schema.json` is current, and every sample fabric validates against it."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import REPO, SITES
+from fabricgen.cli import main
+from fabricgen.commands.schema import schema_text
+
+SCHEMA_FILE = REPO / "schemas" / "fabric.schema.json"
+FABRICS = [*SITES, *sorted((REPO / "tests" / "golden").glob("*/fabric.yaml"))]
+
+
+def schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return loaded
+
+
+def load(path: Path) -> Any:
+    return YAML(typ="safe", pure=True).load(io.StringIO(path.read_text(encoding="utf-8")))
+
+
+def test_committed_schema_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), \
+        "run `fabricgen schema -o schemas/fabric.schema.json` and commit it"
+    assert main(["schema"]) == 0
+    assert capsys.readouterr().out == SCHEMA_FILE.read_text(encoding="utf-8")
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    assert schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema())
+
+
+@pytest.mark.parametrize("fabric", FABRICS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_fabric_validates_against_schema(fabric: Path) -> None:
+    validator = jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(load(fabric))]
+    assert errors == []
+
+
+def test_sample_fabrics_point_editors_at_the_schema() -> None:
+    for fabric in SITES:
+        first = fabric.read_text(encoding="utf-8").splitlines()[0]
+        assert first == "# yaml-language-server: $schema=../../schemas/fabric.schema.json", fabric
+
+
+@pytest.mark.parametrize(("change", "where"), [
+    (lambda d: d["zones"][0].update(gatewaynodes=[]), ["zones", 0]),
+    (lambda d: d["zones"][0].update(name="Not_A_Label"), ["zones", 0, "name"]),
+    (lambda d: d["interconnection"]["database"].update(nbPort=0), ["interconnection", "database", "nbPort"]),
+    (lambda d: d.update(kind="Fabrik"), ["kind"]),
+])
+def test_schema_rejects_what_the_model_rejects(change: Any, where: list[object]) -> None:
+    data = load(REPO / "tests" / "golden" / "minimal" / "fabric.yaml")
+    change(data)
+    errors = list(jsonschema.Draft202012Validator(schema()).iter_errors(data))
+    assert errors
+    paths = [list(e.absolute_path) for e in flatten(errors)]
+    assert where in paths, paths
+
+
+def flatten(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
+    """Errors with the alternatives of anyOf/oneOf (optional sections) expanded."""
+    out = []
+    for error in errors:
+        out.append(error)
+        out += flatten(list(error.context or []))
+    return out
+
+
+def test_schema_command_writes_file(tmp_path: Path) -> None:
+    target = tmp_path / "fabric.schema.json"
+    assert main(["schema", "-o", str(target)]) == 3
+    assert target.read_text(encoding="utf-8") == schema_text()
+    assert main(["schema", "-o", str(target)]) == 0
