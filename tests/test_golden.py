@@ -7,6 +7,8 @@ git diff. A case may add `warnings.txt`: the exact warnings (text format) it yie
 from __future__ import annotations
 
 import difflib
+import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -106,3 +108,14 @@ def test_committed_rendered_is_current(in_repo: Path, capsys: pytest.CaptureFixt
     code = main(["render", "--check", *(rel(p) for p in SITES)])
     err = capsys.readouterr().err
     assert code == 0, f"rendered/ is stale; run `fabricgen render sites/*/fabric.yaml`:\n{err}"
+
+
+def test_console_script_check_on_committed_rendered() -> None:
+    """The installed `fabricgen` entry point, as CI and pre-commit run it, agrees."""
+    script = Path(sys.executable).with_name("fabricgen")
+    if not script.exists():
+        pytest.skip(f"console script not installed beside {sys.executable}")
+    result = subprocess.run([str(script), "render", "--check", *(rel(p) for p in SITES)],
+                            cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
