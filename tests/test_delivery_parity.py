@@ -1,0 +1,128 @@
+"""Every delivery path yields the objects `fabricgen render` writes for a zone.
+
+render (files listed by kustomization.yaml) = kustomize build of the rendered zone
+(what Flux and `kubectl apply -k` apply) = the Argo CD plugin's stdout = the KRM
+function's output under kpt, less kpt's path bookkeeping and the generator marker.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fabricgen.cli import main
+from support.gitops_tree import (
+    LAB,
+    REPO,
+    ZONES,
+    copy_sources,
+    identity,
+    load_file,
+    load_stream,
+    rendered_objects,
+    run,
+    tool_env,
+    without_bookkeeping,
+)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("rendered")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        assert main(["render", LAB, "-o", str(out), "-q"]) == 3
+    return out
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("checkout")
+    return copy_sources(root)  # as the cmp-server unpacks it: no .git
+
+
+def via_argocd(checkout: Path, zone: str) -> list[dict[str, Any]]:
+    result = run(["fabricgen", "argocd-generate"], checkout / "sites" / "lab",
+                 tool_env(ARGOCD_APP_SOURCE_PATH="sites/lab", ARGOCD_ENV_ZONE=zone))
+    assert result.returncode == 0, result.stderr
+    return load_stream(result.stdout)
+
+
+def via_kpt(checkout: Path, zone: str, tmp_path: Path) -> list[dict[str, Any]]:
+    (tmp_path / ".git").mkdir(exist_ok=True)  # the repository root names the fabric
+    package = tmp_path / f"pkg-{zone}"
+    package.mkdir()
+    (package / "Kptfile").write_text(
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n"
+        "    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n"
+        "    - exec: fabricgen krm\n      configPath: fabricgen.yaml\n")
+    (package / "fabricgen.yaml").write_text(
+        "apiVersion: fabricgen.io/v1alpha1\nkind: FabricGenerator\nmetadata:\n  name: gen\n  annotations:\n"
+        f"    config.kubernetes.io/local-config: \"true\"\nspec:\n  path: ../{LAB}\n  zone: {zone}\n")
+    (tmp_path / "sites" / "lab").mkdir(parents=True, exist_ok=True)
+    shutil.copy(checkout / LAB, tmp_path / LAB)
+    result = run(["kpt", "fn", "render", package.name, "--allow-exec", "-o", "stdout"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    [resource_list] = load_stream(result.stdout)
+    return [without_bookkeeping(o) for o in resource_list["items"]
+            if o["kind"] not in ("Kptfile", "FabricGenerator")]
+
+
+def via_kustomize(rendered: Path, zone: str) -> list[dict[str, Any]]:
+    result = run(["kubectl", "kustomize", str(rendered / "lab" / zone)], rendered)
+    assert result.returncode == 0, result.stderr
+    return load_stream(result.stdout)
+
+
+@pytest.mark.skipif(shutil.which("kpt") is None or shutil.which("kubectl") is None,
+                    reason="needs kpt and kubectl")
+@pytest.mark.parametrize("zone", ZONES)
+def test_same_objects_on_every_path(rendered: Path, checkout: Path, zone: str, tmp_path: Path) -> None:
+    expected = rendered_objects(rendered / "lab" / zone)
+    assert expected, "a zone with no objects proves nothing"
+    assert via_argocd(checkout, zone) == expected
+    assert via_kustomize(rendered, zone) == expected
+    # kpt lists items file by file; the objects, not their order, are what it writes
+    from_kpt = via_kpt(checkout, zone, tmp_path)
+    assert len(from_kpt) == len(expected)
+    assert sorted(from_kpt, key=identity) == sorted(expected, key=identity)
+
+
+def test_committed_output_is_what_render_writes(rendered: Path) -> None:
+    """Flux applies the committed rendered/ directly; it must be current."""
+    for zone in ZONES:
+        assert rendered_objects(REPO / "rendered" / "lab" / zone) == rendered_objects(rendered / "lab" / zone)
+
+
+def test_flux_examples_cover_every_zone_outside_host_files() -> None:
+    flux = REPO / "deploy" / "flux"
+    kustomizations = {doc["metadata"]["name"]: doc for doc in map(load_file, flux.glob("kustomization-*.yaml"))}
+    assert set(kustomizations) == {f"fabric-lab-{zone}" for zone in ZONES}
+    for zone in ZONES:
+        spec = kustomizations[f"fabric-lab-{zone}"]["spec"]
+        assert spec["path"] == f"./rendered/lab/{zone}"
+        assert (REPO / spec["path"] / "kustomization.yaml").is_file()
+        assert "_host" not in spec["path"]
+        assert spec["prune"] is True
+        assert spec["sourceRef"] == {"kind": "GitRepository", "name": "fabric"}
+        deps = [d["name"] for d in spec.get("dependsOn", [])]
+        assert deps == ([] if zone == "hq" else ["fabric-lab-hq"])
+    ignore = load_file(flux / "gitrepository.yaml")["spec"]["ignore"].split()
+    assert "/rendered/*/_host/" in ignore
+
+
+def test_partial_and_shell_objects_carry_flux_annotations(rendered: Path) -> None:
+    objects = [o for zone in ZONES for o in rendered_objects(rendered / "lab" / zone)]
+    partial = [o for o in objects if "ServerSideApply=true" in
+               o["metadata"]["annotations"].get("argocd.argoproj.io/sync-options", "")]
+    assert partial
+    for obj in partial:
+        notes = obj["metadata"]["annotations"]
+        assert notes["kustomize.toolkit.fluxcd.io/ssa"] == "Merge"
+        assert notes["kustomize.toolkit.fluxcd.io/prune"] == "disabled"
+    for obj in objects:
+        if obj["kind"] == "ConfigMap" and any("${" in str(v) for v in obj.get("data", {}).values()):
+            assert obj["metadata"]["annotations"]["kustomize.toolkit.fluxcd.io/substitute"] == "disabled"
