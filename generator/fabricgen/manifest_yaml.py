@@ -59,10 +59,22 @@ def _block_literal(value: str, indent: str) -> list[str] | None:
     return ["|"] + [f"{indent}{line}" if line else "" for line in lines]
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _is_sequence(value: Any) -> bool:
+    """A YAML sequence: list, tuple or another Sequence, but not a string."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return True
+    return kind is not str and isinstance(value, Sequence)
+
+
 def _emit(value: Any, indent: int, out: list[str], prefix: str) -> None:
     """Append the lines of `value`; `prefix` is what stands before it on its first line."""
     pad = "  " * indent
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         if not value:
             out.append(f"{prefix}{{}}")
             return
@@ -72,7 +84,7 @@ def _emit(value: Any, indent: int, out: list[str], prefix: str) -> None:
             first = False
             _emit_entry(f"{lead}{scalar(key)}:", item, indent, out)
         return
-    if isinstance(value, Sequence) and not isinstance(value, str):
+    if _is_sequence(value):
         if not value:
             out.append(f"{prefix}[]")
             return
@@ -90,25 +102,32 @@ def _emit(value: Any, indent: int, out: list[str], prefix: str) -> None:
 
 def _emit_entry(head: str, item: Any, indent: int, out: list[str]) -> None:
     pad = "  " * (indent + 1)
-    if isinstance(item, Mapping) and item:
+    if type(item) is str:  # the common case first: most entries are strings
+        block = _block_literal(item, pad) if "\n" in item else None
+        if block is None:
+            out.append(f"{head} {scalar(item)}")
+        else:
+            out.append(f"{head} {block[0]}")
+            out.extend(block[1:])
+    elif _is_mapping(item) and item:
         out.append(head)
         _emit(item, indent + 1, out, pad)
-    elif isinstance(item, Sequence) and not isinstance(item, str) and item:
+    elif _is_sequence(item) and item:
         out.append(head)
         _emit(item, indent, out, "  " * indent)
     elif isinstance(item, str) and (block := _block_literal(item, pad)) is not None:
         out.append(f"{head} {block[0]}")
         out.extend(block[1:])
-    elif isinstance(item, Mapping):
+    elif _is_mapping(item):
         out.append(f"{head} {{}}")
-    elif isinstance(item, Sequence) and not isinstance(item, str):
+    elif _is_sequence(item):
         out.append(f"{head} []")
     else:
         out.append(f"{head} {scalar(item)}")
 
 
 def _is_nonempty_collection(item: Any) -> bool:
-    return bool(item) and isinstance(item, (Mapping, Sequence)) and not isinstance(item, str)
+    return bool(item) and (_is_mapping(item) or _is_sequence(item))
 
 
 def dump(value: Any) -> str:
