@@ -1,0 +1,208 @@
+"""Located diagnostics of the FG5xx (deployments, hosts) and FG6xx (consumers) rules.
+
+Each case breaks the CloudStack sample or a small OpenStack/Kubernetes fabric in one
+place and expects the exact `FILE:LINE:COL: path: message [CODE]` line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricgen.errors import InvalidFabricError
+from fabricgen.pipeline import load_text
+from fabricgen.report import text_line
+
+NAME = "sites/t/fabric.yaml"
+
+BASE = """\
+apiVersion: fabricgen.io/v1alpha1
+kind: Fabric
+metadata:
+  name: t
+ovnDeployments:
+  - name: dc
+    databases:
+      members:
+        - host: mgmt2
+          address: 10.0.0.10
+      clientNetworks: [10.0.0.0/24]
+    providerNetworks:
+      - name: public
+        physicalNetwork: physnet1
+    hosts:
+      - name: kvm01
+        ethernets:
+          - name: eth0
+          - name: eth1
+        bridges:
+          - name: cloudbr0
+            interfaces: [eth0]
+            addresses: [10.0.0.21/24]
+          - name: cloudbr1
+            interfaces: [eth1]
+        vlans:
+          - name: eth1.2000
+            id: 2000
+            link: eth1
+            addresses: [10.250.0.21/20]
+        tunnelEndpoint:
+          interface: eth1.2000
+        bridgeMappings:
+          - physicalNetwork: physnet1
+            bridge: cloudbr1
+      - name: kvm02
+        ethernets:
+          - name: eth0
+        tunnelEndpoint:
+          loopback: 10.255.0.2/32
+        bgp:
+          asn: 65002
+          uplinks: [eth0]
+    consumers:
+      - platform: cloudstack
+        name: zone1
+        hosts: [kvm01]
+"""
+
+
+def diagnostics(text: str) -> list[str]:
+    try:
+        _fabric, _source, found = load_text(text, NAME)
+    except InvalidFabricError as exc:
+        found = list(exc.diagnostics)
+    return [text_line(d) for d in found]
+
+
+def test_base_is_valid() -> None:
+    assert diagnostics(BASE) == []
+
+
+CASES = [
+    ("FG502", ("          interface: eth1.2000\n", "          interface: eth9\n"),
+     "sites/t/fabric.yaml:32:11: ovnDeployments[0].hosts[0].tunnelEndpoint.interface: interface 'eth9' is "
+     "not declared on host 'kvm01'; declare it under ethernets or vlans (with its address) [FG502]"),
+    ("FG503", ("          interface: eth1.2000\n", "          interface: cloudbr1\n"),
+     "sites/t/fabric.yaml:32:11: ovnDeployments[0].hosts[0].tunnelEndpoint.interface: 'cloudbr1' is an OVS "
+     "bridge: it switches guest and provider traffic and is no routed host interface; put the tunnel "
+     "endpoint on a VLAN sub-interface (e.g. eth1.2000 with link eth1) or a loopback [FG503]"),
+    ("FG504", ("            addresses: [10.250.0.21/20]\n", ""),
+     "sites/t/fabric.yaml:31:11: ovnDeployments[0].hosts[0].tunnelEndpoint.interface: interface 'eth1.2000' "
+     "has no address, so ovn-encap-ip would be empty; add the routed tunnel address (e.g. 10.250.0.11/20) "
+     "to its addresses [FG504]"),
+    ("FG505", ("            id: 2000\n", "            id: 4095\n"),
+     "sites/t/fabric.yaml:28:13: ovnDeployments[0].hosts[0].vlans[0].id: VLAN id 4095 is outside 1-4094 "
+     "(0 means untagged, 4095 is reserved); use the tag the switch trunks [FG505]"),
+    ("FG506", ("            link: eth1\n", "            link: eth7\n"),
+     "sites/t/fabric.yaml:29:13: ovnDeployments[0].hosts[0].vlans[0].link: link 'eth7' is not a declared "
+     "ethernet of host 'kvm01'; declare it under ethernets (declared: eth0, eth1) [FG506]"),
+    ("FG507", ("      - name: kvm02\n", "      - name: kvm02\n        systemId: kvm01\n"),
+     "sites/t/fabric.yaml:37:9: ovnDeployments[0].hosts[1].systemId: system-id 'kvm01' is also the "
+     "system-id of host 'kvm01'; the two chassis would replace each other in the southbound database; "
+     "make it unique [FG507]"),
+    ("FG508", ("          loopback: 10.255.0.2/32\n", "          loopback: 10.250.0.21/32\n"),
+     "sites/t/fabric.yaml:40:11: ovnDeployments[0].hosts[1].tunnelEndpoint.loopback: tunnel address "
+     "10.250.0.21 is also the tunnel address of host 'kvm01'; tunnels to both would end at one of them; "
+     "give every chassis its own address [FG508]"),
+    ("FG509", ("            bridge: cloudbr1\n", "            bridge: br-ex\n"),
+     "sites/t/fabric.yaml:35:13: ovnDeployments[0].hosts[0].bridgeMappings[0].bridge: bridge 'br-ex' is "
+     "not declared on host 'kvm01'; ovn-controller would map physnet1 to nothing; declare it under "
+     "bridges (declared: cloudbr0, cloudbr1) [FG509]"),
+    ("FG511", ("        bgp:\n          asn: 65002\n          uplinks: [eth0]\n", ""),
+     "sites/t/fabric.yaml:40:11: ovnDeployments[0].hosts[1].tunnelEndpoint.loopback: loopback "
+     "10.255.0.2/32 is only reachable if BGP announces it; add bgp (asn, uplinks) to the host [FG511]"),
+    ("FG605", ("      - name: kvm02\n", "      - name: kvm02\n        gatewayChassis: true\n"),
+     "sites/t/fabric.yaml:37:9: ovnDeployments[0].hosts[1].gatewayChassis: host 'kvm02' is no OpenStack "
+     "chassis: enable-chassis-as-gw is read only by Neutron, which would schedule its router gateways "
+     "here; remove gatewayChassis or add the host to an OpenStack consumer [FG605]"),
+    ("FG603", ("        hosts: [kvm01]\n", "        hosts: [kvm01]\n        overlayMTU: 1450\n"),
+     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[0].overlayMTU: overlay MTU 1450 does not fit a "
+     "1500 underlay: geneve needs 58 bytes, so at most 1442; lower it or raise underlayMTU [FG603]"),
+    ("FG602", ("        hosts: [kvm01]\n", "        hosts: [kvm01]\n        encapsulation: vxlan\n"),
+     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[0].encapsulation: 'zone1' uses vxlan but the "
+     "deployment's chassis use geneve; chassis only build tunnels over a common type (one vxlan chassis "
+     "puts the whole deployment in VXLAN mode); use the deployment's encapsulation [FG602]"),
+    ("FG601", ("        hosts: [kvm01]\n", "        hosts: [kvm01, kvm09]\n"),
+     "sites/t/fabric.yaml:47:24: ovnDeployments[0].consumers[0].hosts[1]: host 'kvm09' is not a host of "
+     "deployment 'dc'; declare it under hosts (declared: kvm01, kvm02) [FG601]"),
+]
+
+
+@pytest.mark.parametrize(("code", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_located_message(code: str, edit: tuple[str, str], expected: str) -> None:
+    old, new = edit
+    assert old in BASE
+    found = diagnostics(BASE.replace(old, new, 1))
+    assert expected in found, "\n".join(found)
+    assert all(f"[{code}]" in line for line in found if line == expected)
+
+
+SHARED = BASE.replace("""      - platform: cloudstack
+        name: zone1
+        hosts: [kvm01]
+""", """      - platform: openstack
+        name: region-one
+        hosts: [kvm01]
+      - platform: kubernetes
+        name: k8s
+        hosts: [kvm02]
+        apiServer: https://10.0.0.5:6443
+""")
+
+FG604_ERROR = (
+    "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[1].platform: OVN-Kubernetes 'k8s' shares this "
+    "NB/SB pair with 'region-one': it deletes every logical switch it does not own at startup (Neutron's "
+    "included) and every chassis that is not a Kubernetes node every 5 minutes; give each platform its own "
+    "deployment and join them with OVN interconnection, or set sharedDatabaseAcknowledged: \"<your reason>\" "
+    "on the deployment to run it anyway [FG604]")
+
+
+def test_shared_database_refused() -> None:
+    assert diagnostics(SHARED) == [FG604_ERROR]
+
+
+def test_shared_database_acknowledged_is_a_warning() -> None:
+    text = SHARED.replace("    providerNetworks:\n",
+                          "    sharedDatabaseAcknowledged: \"lab only, rebuilt every night\"\n"
+                          "    providerNetworks:\n")
+    assert diagnostics(text) == [
+        "sites/t/fabric.yaml:49:9: ovnDeployments[0].consumers[1].platform: warning: OVN-Kubernetes 'k8s' "
+        "shares this NB/SB pair with 'region-one': it deletes every logical switch it does not own at startup "
+        "(Neutron's included) and every chassis that is not a Kubernetes node every 5 minutes; give each "
+        "platform its own deployment and join them with OVN interconnection (accepted by "
+        "sharedDatabaseAcknowledged) [FG604]"]
+
+
+def test_ovn_kubernetes_version_pinned() -> None:
+    text = SHARED.replace("        apiServer:", "        version: v1.4.0\n        apiServer:")
+    assert (
+        "sites/t/fabric.yaml:51:9: ovnDeployments[0].consumers[1].version: OVN-Kubernetes v1.4.0 removed "
+        "central mode (--nb-address, --sb-address): it runs its own databases per node; pin v1.3.0 (the last "
+        "release with central mode) to use this deployment's databases [FG606]"
+    ) in diagnostics(text)
+
+
+def test_kubernetes_directory_cannot_be_a_zone() -> None:
+    zones = """interconnection:
+  database:
+    members:
+      - node: k8s-node
+        address: 10.10.10.11
+zones:
+  - name: k8s
+    gatewayNodes: [k8s-node]
+    transitAddress: 169.254.100.71
+    backbone:
+      cidr: 172.30.10.0/24
+"""
+    text = SHARED.replace("ovnDeployments:\n", zones + "ovnDeployments:\n")
+    found = diagnostics(text)
+    assert any(line.endswith("ovnDeployments[0].consumers[1].name: 'k8s' is already the name of a zone; "
+                             "both would write rendered/<site>/k8s/; rename the cluster [FG607]")
+               for line in found), "\n".join(found)
+
+
+def test_empty_fabric() -> None:
+    text = "apiVersion: fabricgen.io/v1alpha1\nkind: Fabric\nmetadata:\n  name: t\n"
+    assert diagnostics(text) == [
+        "sites/t/fabric.yaml:3:1: metadata: the fabric declares nothing to render; add zones (Kube-OVN "
+        "interconnection) or ovnDeployments (an OVN with its hosts and platforms) [FG500]"]
