@@ -412,8 +412,9 @@ def test_fg004_two_fabrics_one_site(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         (tmp_path / name / "fabric.yaml").write_text(BASE, encoding="utf-8")
     assert main(["render", "one/fabric.yaml", "two/fabric.yaml", "--format", "text"]) == 1
     err = capsys.readouterr().err
+    line = next(i for i, text in enumerate(BASE.splitlines(), 1) if text.strip().startswith("name: t"))
     assert err.splitlines()[0] == (
-        "one/fabric.yaml:1:1: metadata.name: site 't' is rendered by more than one fabric; "
-        "give each fabric its own metadata.name [FG004]"
+        f"two/fabric.yaml:{line}:9: metadata.name: site 't' is also rendered by one/fabric.yaml; "
+        "both would own rendered/t/; give each fabric its own metadata.name [FG004]"
     )
     assert not (tmp_path / "rendered").exists()

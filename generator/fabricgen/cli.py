@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,schema,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,schema,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -27,7 +27,8 @@ exit codes:
   0    success; output up to date
   1    invalid fabric (every problem reported, nothing written) or unusable output path
   2    usage error
-  3    render changed files, or --check found the output out of date
+  3    render changed files, --check found the output out of date, diff found changes,
+       or transit found stale transit addresses
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   130  interrupted
 """

@@ -14,30 +14,32 @@ from pathlib import Path
 from fabricgen import emit, report
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import Build, build
+from fabricgen.pipeline import Build, load, render
 
 EXIT_CHANGED = 3
 
 
 def build_all(paths: Sequence[Path]) -> tuple[list[Build], list[Diagnostic]]:
+    """Validate and render every fabric; all problems of all fabrics are collected."""
     builds: list[Build] = []
     found: list[Diagnostic] = []
+    owners: dict[str, str] = {}
     for path in paths:
         try:
-            result = build(path)
+            fabric, source, warnings = load(path)
         except InvalidFabricError as exc:
             found.extend(exc.diagnostics)
             continue
-        builds.append(result)
-        found.extend(result.warnings)
-    sites = [b.site for b in builds]
-    for b in builds:
-        if sites.count(b.site) > 1:
-            raise InvalidFabricError([
-                Diagnostic(b.plan.source_name, 1, 1, "metadata.name",
-                           f"site {b.site!r} is rendered by more than one fabric; "
-                           "give each fabric its own metadata.name", "FG004")
-            ])
+        found.extend(warnings)
+        site = fabric.metadata.name
+        if site in owners:
+            found.append(source.diagnostic(
+                ("metadata", "name"),
+                f"site {site!r} is also rendered by {owners[site]}; both would own "
+                f"rendered/{site}/; give each fabric its own metadata.name", "FG004", value=True))
+            continue
+        owners[site] = source.name
+        builds.append(render(fabric, source.name))
     return builds, found
 
 
