@@ -92,7 +92,8 @@ def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
             put(PurePosixPath(artifact.directory, artifact.filename),
                 OutputFile(top + "---\n" + dump_all(artifact.objects)))
         elif isinstance(artifact, TextFile):
-            put(artifact.path, OutputFile(artifact.text, artifact.executable))
+            # A file with an interpreter line is meant to be run: make it executable.
+            put(artifact.path, OutputFile(artifact.text, artifact.executable or artifact.text.startswith("#!")))
     manifests: dict[str, tuple[Manifest, ...]] = {}
     for directory, items in by_dir.items():
         ordered = tuple(sorted(items, key=lambda m: (m.order, m.filename)))
