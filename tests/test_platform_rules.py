@@ -152,8 +152,8 @@ FG604_ERROR = (
     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[1].platform: OVN-Kubernetes 'k8s' shares this "
     "NB/SB pair with 'region-one': it deletes every logical switch it does not own at startup (Neutron's "
     "included) and every chassis that is not a Kubernetes node every 5 minutes; give each platform its own "
-    "deployment and join them with OVN interconnection, or set sharedDatabaseAcknowledged: \"<your reason>\" "
-    "on the deployment to run it anyway [FG604]")
+    "deployment and join them with OVN interconnection by setting interconnect on each, or set "
+    "sharedDatabaseAcknowledged: \"<your reason>\" on the deployment to run it anyway [FG604]")
 
 
 def test_shared_database_refused() -> None:
@@ -168,8 +168,8 @@ def test_shared_database_acknowledged_is_a_warning() -> None:
         "sites/t/fabric.yaml:49:9: ovnDeployments[0].consumers[1].platform: warning: OVN-Kubernetes 'k8s' "
         "shares this NB/SB pair with 'region-one': it deletes every logical switch it does not own at startup "
         "(Neutron's included) and every chassis that is not a Kubernetes node every 5 minutes; give each "
-        "platform its own deployment and join them with OVN interconnection (accepted by "
-        "sharedDatabaseAcknowledged) [FG604]"]
+        "platform its own deployment and join them with OVN interconnection by setting interconnect on each "
+        "(accepted by sharedDatabaseAcknowledged) [FG604]"]
 
 
 def test_ovn_kubernetes_version_pinned() -> None:

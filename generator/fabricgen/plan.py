@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
+from fabricgen.join_plan import DeploymentJoin, build_joins
 from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
+from fabricgen.routes import Route, destinations, routes_from
 
 DEFAULT_VPC = "ovn-cluster"
 ALLOW_PRIORITY = 31000
@@ -25,15 +27,6 @@ def provider(name: str, namespace: str) -> str:
 
 def first_host(cidr: IPv4Network) -> IPv4Address:
     return cidr.network_address + 1
-
-
-@dataclass(frozen=True)
-class Route:
-    """A route to a remote zone's backbone through that zone's transit address."""
-
-    cidr: IPv4Network
-    next_hop: IPv4Address
-    via_zone: str
 
 
 @dataclass(frozen=True)
@@ -66,6 +59,7 @@ class Plan:
     fabric: Fabric
     source_name: str  # fabric file as given on the command line, for headers
     zones: tuple[ZonePlan, ...]
+    joins: tuple[DeploymentJoin, ...] = ()  # OVN deployments joined to the interconnection
 
     @property
     def site(self) -> str:
@@ -105,20 +99,20 @@ def _add_peering(peering: Peering, vpcs: dict[str, Vpc], sides: dict[str, list[P
         )
 
 
+__all__ = ["ALLOW_PRIORITY", "DEFAULT_VPC", "DeploymentJoin", "PeeringSide", "Plan", "Route", "ZonePlan",
+           "build_plan", "first_host", "provider", "tenant_network"]
+
+
 def build_plan(fabric: Fabric, source_name: str) -> Plan:
     """Derive the plan. The fabric must have passed validation."""
-    transit = {z.name: z.transit_address for z in fabric.zones}
+    targets = destinations(fabric)
     ic = fabric.interconnection
     db_zone = ic.database.zone if ic is not None else None
     plans = []
     for zone in fabric.zones:
         routes: tuple[Route, ...] = ()
         if ic is not None and not ic.auto_route:
-            routes = tuple(
-                Route(other.backbone.cidr, hop, other.name)
-                for other in fabric.zones
-                if other.name != zone.name and (hop := transit[other.name]) is not None
-            )
+            routes = routes_from(zone.name, targets)
         net = zone.backbone.network
         plans.append(
             ZonePlan(
@@ -131,4 +125,4 @@ def build_plan(fabric: Fabric, source_name: str) -> Plan:
                 peerings=_peering_sides(zone),
             )
         )
-    return Plan(fabric=fabric, source_name=source_name, zones=tuple(plans))
+    return Plan(fabric=fabric, source_name=source_name, zones=tuple(plans), joins=build_joins(fabric, targets))

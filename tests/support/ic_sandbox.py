@@ -171,16 +171,31 @@ class Sandbox:
         self._start_db(ic, "ic_sb", "ovn-ic-sb.ovsschema")
 
     def start_zone(self, zone: ZoneSpec) -> None:
-        d = self.workdir / zone.name
+        self.start_az(zone.name, az_name=zone.name)
+
+    def start_az(self, directory: str, *, az_name: str | None = None) -> None:
+        """An AZ's NB and SB, ovn-northd and ovn-ic, in `<workdir>/<directory>/`.
+
+        Without `az_name` NB_Global stays unnamed, and ovn-ic registers the AZ only once
+        something sets the name (as a deployment's rendered configure-ovn-ic.sh does).
+        """
+        d = self.workdir / directory
         d.mkdir(parents=True, exist_ok=True)
         self._start_db(d, "nb", "ovn-nb.ovsschema")
         self._start_db(d, "sb", "ovn-sb.ovsschema")
-        self.nb(zone.name, "init")
-        self.nb(zone.name, "set", "NB_Global", ".", f"name={zone.name}")
-        nb, sb = self.nb_db(zone.name), self.sb_db(zone.name)
+        self.nb(directory, "init")
+        if az_name is not None:
+            self.nb(directory, "set", "NB_Global", ".", f"name={az_name}")
+        nb, sb = self.nb_db(directory), self.sb_db(directory)
         self._daemon(d, "northd", ["ovn-northd", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}"])
         self._daemon(d, "ic", ["ovn-ic", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}",
                                f"--ic-nb-db={self.ic_nb}", f"--ic-sb-db={self.ic_sb}"])
+
+    def add_gateway_chassis(self, az: str, chassis: str, ip: IPv4Address) -> None:
+        """An IC gateway chassis in an AZ's SB, as ovn-controller registers a host with
+        `ovn-is-interconn=true` (encap IP never bound to an interface)."""
+        self.sb(az, "chassis-add", chassis, self.encapsulation, str(ip))
+        self.sb(az, "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true")
 
     def registered_zones(self) -> set[str]:
         return set(self.icsb("--bare", "--columns=name", "list", "Availability_Zone").split())
@@ -212,8 +227,7 @@ class Sandbox:
         ts, z = self.transit_switch, zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
         address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
-        self.sb(z, "chassis-add", zone.gateway, self.encapsulation, str(zone.gateway_ip))
-        self.sb(z, "set", "Chassis", zone.gateway, f"hostname={zone.gateway}", "other_config:is-interconn=true")
+        self.add_gateway_chassis(z, zone.gateway, zone.gateway_ip)
         self.nb(z, "--may-exist", "lr-add", ROUTER)
         self.nb(z, "lrp-add", ROUTER, lrp, transit_mac(zone.transit_address), str(address))
         self.nb(z, "lsp-add", ts, lsp, "--", "lsp-set-type", lsp, "router",

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from fabricgen.model.common import Address, Label, Network, Port, Section, Subdomain
 from fabricgen.model.consumers import Consumer
+from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.model.hosts import Host
 
 PATH = r"^/[^\s]*$"
@@ -90,9 +91,13 @@ class OvnDeployment(Section):
     """The chassis."""
     consumers: list[Consumer] = []
     """Platforms driving this deployment's northbound database."""
+    interconnect: DeploymentInterconnect | None = None
+    """Join this deployment to the fabric's OVN interconnection as its own availability zone
+    (needs the `interconnection` section). The supported way for two platforms that must not
+    share one NB/SB pair to exchange traffic."""
     shared_database_acknowledged: str | None = Field(default=None, min_length=20)
     """Only for a deployment shared by OVN-Kubernetes and another platform, which fabricgen
-    refuses (FG606): your reason, in words, for running it anyway. The error becomes a warning."""
+    refuses (FG604): your reason, in words, for running it anyway. The error becomes a warning."""
 
     @property
     def overlay_mtu(self) -> int:
@@ -105,3 +110,8 @@ class OvnDeployment(Section):
 
     def host(self, name: str) -> Host | None:
         return next((h for h in self.hosts if h.name == name), None)
+
+    @property
+    def az_name(self) -> str | None:
+        """The OVN-IC availability zone name, if the deployment interconnects."""
+        return self.interconnect.az(self.name) if self.interconnect is not None else None

@@ -17,6 +17,7 @@ from fabricgen.render import (
     neutron,
     overlay,
     ovn_controller,
+    ovn_ic_join,
     ovnk8s,
     tenants,
 )
@@ -29,6 +30,7 @@ RENDERERS: dict[str, Renderer] = {
     "default-vpc-routes": default_vpc.render,
     "tenant-vpcs": tenants.render,
     "ovn-controller": ovn_controller.render,
+    "ovn-ic-join": ovn_ic_join.render,
     "host-netplan": host_netplan.render,
     "host-ovs": host_ovs.render,
     "host-bgp": host_bgp.render,

@@ -4,7 +4,8 @@
   hostname, ovn-remote, ovn-encap-type, ovn-encap-ip (read from the tunnel
   interface and checked against fabric.yaml), ovn-bridge-mappings, the gateway
   flag for Neutron and, for a loopback endpoint on OVN before 24.09,
-  `ovn-set-local-ip=true`. Keys fabricgen owns but does not want are removed.
+  `ovn-set-local-ip=true`, and `ovn-is-interconn=true` on the IC gateway chassis of
+  an interconnected deployment. Keys fabricgen owns but does not want are removed.
   Honours OVS_RUNDIR.
 - `ovn-tunnel.nft`: the Geneve (UDP 6081) or VXLAN (UDP 4789) port open only to
   the deployment's other chassis.
@@ -25,6 +26,7 @@ SCRIPT = "configure-ovn-host.sh"
 FIREWALL = "ovn-tunnel.nft"
 FIREWALL_TABLE = "fabricgen_ovn_tunnel"
 GATEWAY_CMS_OPTION = "enable-chassis-as-gw"
+IC_GATEWAY_KEY = "ovn-is-interconn"  # ovn-controller copies it to SB Chassis other_config:is-interconn
 
 
 def _setting(key: str, value: str) -> str:
@@ -51,6 +53,11 @@ def external_ids(item: Chassis) -> tuple[dict[str, str], list[str]]:
         wanted["ovn-cms-options"] = GATEWAY_CMS_OPTION
     else:
         removed.append("ovn-cms-options")
+    if deployment.interconnect is not None:
+        if host.name in deployment.interconnect.gateway_chassis:
+            wanted[IC_GATEWAY_KEY] = "true"
+        else:
+            removed.append(IC_GATEWAY_KEY)
     if host.tunnel_endpoint.loopback is not None and deployment.needs_set_local_ip:
         wanted["ovn-set-local-ip"] = "true"
     else:

@@ -4,7 +4,8 @@ A rule is a function from the validated model to findings. Rules never stop at
 the first problem; the pipeline runs all of them and reports everything at once.
 Codes: FG0xx loading and schema, FG1xx interconnection, FG2xx addressing,
 FG3xx routing, FG4xx tenant VPCs, FG5xx OVN deployments and hosts, FG6xx the
-platforms using a deployment; later families extend the list.
+platforms using a deployment, FG7xx deployments joined to the interconnection;
+later families extend the list.
 """
 
 from __future__ import annotations
@@ -65,7 +66,15 @@ def catalogue() -> list[tuple[str, str, str]]:
 
 
 # Importing the rule modules registers their rules.
-from fabricgen.rules import addressing, consumers, deployments, interconnect, routing, tenancy  # noqa: E402
+from fabricgen.rules import (  # noqa: E402
+    addressing,
+    consumers,
+    deployment_interconnect,
+    deployments,
+    interconnect,
+    routing,
+    tenancy,
+)
 
-__all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "deployments", "interconnect", "routing",
-           "rule", "run", "tenancy"]
+__all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "deployment_interconnect", "deployments",
+           "interconnect", "routing", "rule", "run", "tenancy"]

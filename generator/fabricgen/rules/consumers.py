@@ -80,7 +80,7 @@ def shared_database(fabric: Fabric) -> Iterator[Finding]:
                 f"OVN-Kubernetes {consumer.name!r} shares this NB/SB pair with {others}: it deletes every "
                 "logical switch it does not own at startup (Neutron's included) and every chassis that "
                 "is not a Kubernetes node every 5 minutes; give each platform its own deployment and "
-                "join them with OVN interconnection"
+                "join them with OVN interconnection by setting interconnect on each"
                 + ("" if not acknowledged else " (accepted by sharedDatabaseAcknowledged)")
                 + ("" if acknowledged else ", or set sharedDatabaseAcknowledged: \"<your reason>\" "
                    "on the deployment to run it anyway"),

@@ -34,6 +34,7 @@ vsctl set Open_vSwitch . \
     'external_ids:hostname="k8s-node-2"' \
     'external_ids:ovn-remote="tcp:10.20.1.10:6642"' \
     'external_ids:ovn-encap-type="geneve"' \
+    'external_ids:ovn-is-interconn="true"' \
     'external_ids:ovn-set-local-ip="true"' \
     "external_ids:ovn-encap-ip=\"$encap_ip\""
 vsctl remove Open_vSwitch . external_ids ovn-bridge-mappings

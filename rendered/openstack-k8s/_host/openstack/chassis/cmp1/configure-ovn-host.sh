@@ -38,5 +38,6 @@ vsctl set Open_vSwitch . \
     "external_ids:ovn-encap-ip=\"$encap_ip\""
 vsctl remove Open_vSwitch . external_ids ovn-bridge-mappings
 vsctl remove Open_vSwitch . external_ids ovn-cms-options
+vsctl remove Open_vSwitch . external_ids ovn-is-interconn
 
 echo "external_ids: $(vsctl get Open_vSwitch . external_ids)"

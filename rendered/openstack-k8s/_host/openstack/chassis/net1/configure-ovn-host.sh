@@ -36,6 +36,7 @@ vsctl set Open_vSwitch . \
     'external_ids:ovn-encap-type="geneve"' \
     'external_ids:ovn-bridge-mappings="physnet1:br-ex"' \
     'external_ids:ovn-cms-options="enable-chassis-as-gw"' \
+    'external_ids:ovn-is-interconn="true"' \
     'external_ids:ovn-set-local-ip="true"' \
     "external_ids:ovn-encap-ip=\"$encap_ip\""
 

@@ -1,0 +1,38 @@
+"""How an OVN deployment joins the fabric's OVN interconnection as an availability zone."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from fabricgen.model.common import Address, Label, Network, Section, Subdomain
+
+
+class DeploymentInterconnect(Section):
+    """The deployment as an OVN-IC availability zone on the fabric's transit switch.
+
+    It uses the fabric's `interconnection` (IC database, transit switch, encapsulation).
+    The transit switch itself is created on the IC side (Kube-OVN's IC server); this
+    side attaches a router to it by hand, as OpenStack or any other non-Kube-OVN AZ does.
+    """
+
+    az_name: Label | None = None
+    """OVN availability zone name (`NB_Global name`). Defaults to the deployment name; unique
+    across zones and every other deployment."""
+    router: Label = "ic-router"
+    """Logical router attached to the transit switch (port `<az>-<ts>`)."""
+    create_router: bool = True
+    """fabricgen owns the router and creates it (`--may-exist`). Set false for a router a
+    platform owns (e.g. Neutron's `neutron-<uuid>`): the script then only checks it exists."""
+    transit_address: Address
+    """This AZ's router port address on the transit switch. Set by hand, so it must lie in the
+    upper half of the transit subnet (.128-.254 of a /24): Kube-OVN picks its zones' addresses
+    at random from the lower half."""
+    gateway_chassis: list[Subdomain] = Field(min_length=1)
+    """Hosts of this deployment that carry the AZ's transit traffic, in priority order
+    (Gateway_Chassis priority 100, 99, ...). They get `ovn-is-interconn=true`."""
+    advertise: list[Network] = []
+    """CIDRs reachable in this AZ that the other AZs route here (e.g. OpenStack tenant or
+    provider ranges, the OVN-Kubernetes cluster subnet)."""
+
+    def az(self, deployment: str) -> str:
+        return self.az_name or deployment

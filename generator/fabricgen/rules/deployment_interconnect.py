@@ -1,0 +1,156 @@
+"""Rules on OVN deployments joined to the interconnection (FG7xx): the IC section, AZ names,
+transit addresses set by hand, IC gateway chassis and advertised CIDRs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from ipaddress import IPv4Address, IPv4Network
+
+from fabricgen.diagnostics import Finding, Path
+from fabricgen.model import Fabric
+from fabricgen.model.deployment_interconnect import DeploymentInterconnect
+from fabricgen.rules import rule
+
+
+def _joins(fabric: Fabric) -> Iterator[tuple[Path, str, DeploymentInterconnect]]:
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is not None:
+            yield ("ovnDeployments", d, "interconnect"), deployment.name, deployment.interconnect
+
+
+@rule("FG701", "interconnect-without-interconnection",
+      "A deployment interconnects but the fabric has no interconnection section.")
+def without_interconnection(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is not None:
+        return
+    for path, name, _ic in _joins(fabric):
+        yield Finding("FG701", path,
+                      f"deployment {name!r} joins the OVN interconnection, but the fabric has no "
+                      "interconnection section; add interconnection (its IC database and transit "
+                      "switch; database.zone may be left out for an IC database outside the fabric)")
+
+
+@rule("FG702", "deployment-transit-outside",
+      "A deployment's transit address is outside the transit subnet or reserved.")
+def transit_outside(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
+    subnet = fabric.interconnection.transit_switch.subnet
+    for path, _name, ic in _joins(fabric):
+        address = ic.transit_address
+        if address not in subnet:
+            yield Finding("FG702", (*path, "transitAddress"),
+                          f"transit address {address} is outside the transit subnet {subnet}; pick an "
+                          f"unused address from {_upper(subnet)}")
+        elif address in (subnet.network_address, subnet.broadcast_address):
+            which = "network" if address == subnet.network_address else "broadcast"
+            yield Finding("FG702", (*path, "transitAddress"),
+                          f"transit address {address} is the {which} address of {subnet}; pick an "
+                          f"unused address from {_upper(subnet)}")
+
+
+def _upper(subnet: IPv4Network) -> str:
+    half = subnet.num_addresses // 2
+    return f"{subnet.network_address + half}-{subnet.broadcast_address - 1}"
+
+
+@rule("FG703", "deployment-transit-range",
+      "A deployment's transit address is in the lower half, where Kube-OVN picks zones' addresses at random.")
+def transit_range(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
+    subnet = fabric.interconnection.transit_switch.subnet
+    half = subnet.num_addresses // 2
+    for path, _name, ic in _joins(fabric):
+        address = ic.transit_address
+        if address in subnet and int(address) - int(subnet.network_address) < half:
+            low = subnet.network_address
+            yield Finding("FG703", (*path, "transitAddress"),
+                          f"transit address {address} is in {low}-{low + half - 1}, where Kube-OVN picks "
+                          "its zones' addresses at random, so a zone may take it on its next join; "
+                          f"set an address from {_upper(subnet)}")
+
+
+@rule("FG704", "deployment-transit-duplicate", "A deployment's transit address is a zone's or another deployment's.")
+def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
+    seen: dict[IPv4Address, str] = {
+        z.transit_address: f"zone {z.name!r}" for z in reversed(fabric.zones) if z.transit_address is not None
+    }
+    for path, name, ic in _joins(fabric):
+        address = ic.transit_address
+        if address in seen:
+            yield Finding("FG704", (*path, "transitAddress"),
+                          f"transit address {address} is already the address of {seen[address]}; every AZ "
+                          "has its own port on the transit switch; pick another address")
+        else:
+            seen[address] = f"deployment {name!r}"
+
+
+@rule("FG705", "az-name", "A deployment's AZ name is a zone's name or another deployment's.")
+def az_name(fabric: Fabric) -> Iterator[Finding]:
+    taken = {z.name: f"zone {z.name!r}" for z in reversed(fabric.zones)}
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is None:
+            continue
+        az = deployment.interconnect.az(deployment.name)
+        field = "azName" if deployment.interconnect.az_name is not None else "name"
+        path = ("ovnDeployments", d, "interconnect", "azName") if field == "azName" else \
+            ("ovnDeployments", d, "name")
+        clash = taken.get(az) or next(
+            (f"deployment {o.name!r}" for o in fabric.ovn_deployments
+             if o is not deployment and az in (o.name, o.az_name)), None)
+        if clash is not None:
+            yield Finding("FG705", path,
+                          f"AZ name {az!r} is already taken by {clash}; ovn-ic registers every AZ by name "
+                          "in the IC database and the transit port is named after it; set a unique "
+                          "interconnect.azName")
+        taken.setdefault(az, f"deployment {deployment.name!r}")
+
+
+@rule("FG706", "ic-gateway-chassis", "An IC gateway chassis is not a host of its deployment, or is listed twice.")
+def gateway_chassis(fabric: Fabric) -> Iterator[Finding]:
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is None:
+            continue
+        names = [h.name for h in deployment.hosts]
+        seen: set[str] = set()
+        for g, host in enumerate(deployment.interconnect.gateway_chassis):
+            path = ("ovnDeployments", d, "interconnect", "gatewayChassis", g)
+            if host not in names:
+                yield Finding("FG706", path,
+                              f"{host!r} is not a host of deployment {deployment.name!r}; the transit port "
+                              f"can only be bound on its own chassis (hosts: {', '.join(names) or 'none'})")
+            elif host in seen:
+                yield Finding("FG706", path, f"{host!r} is listed twice; list each gateway chassis once")
+            seen.add(host)
+
+
+@rule("FG707", "advertise-overlap",
+      "An advertised CIDR overlaps a zone backbone, the transit subnet or another AZ's advertised range.")
+def advertise_overlap(fabric: Fabric) -> Iterator[Finding]:
+    owned: list[tuple[IPv4Network, str]] = [(z.backbone.cidr, f"the backbone of zone {z.name!r}") for z in fabric.zones]
+    if fabric.interconnection is not None:
+        owned.append((fabric.interconnection.transit_switch.subnet, "the transit subnet"))
+    for path, name, ic in _joins(fabric):
+        mine: list[tuple[IPv4Network, str]] = []
+        for a, cidr in enumerate(ic.advertise):
+            clash = next((what for other, what in (*owned, *mine) if cidr.overlaps(other)), None)
+            if clash is not None:
+                yield Finding("FG707", (*path, "advertise", a),
+                              f"{cidr} overlaps {clash}; the other AZs could not tell where to send it; "
+                              "advertise only ranges that live in this AZ alone")
+            mine.append((cidr, f"{cidr}, advertised by deployment {name!r}"))
+        owned += mine
+
+
+@rule("FG708", "ic-encapsulation", "An interconnected deployment's encapsulation differs from the interconnection's.")
+def encapsulation(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
+    want = fabric.interconnection.encapsulation
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is not None and deployment.encapsulation != want:
+            yield Finding("FG708", ("ovnDeployments", d, "encapsulation"),
+                          f"the interconnection uses {want}, but deployment {deployment.name!r} uses "
+                          f"{deployment.encapsulation}; IC gateways of every AZ tunnel to each other "
+                          "over one type; use the same encapsulation")
