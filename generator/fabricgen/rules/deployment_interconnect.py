@@ -88,23 +88,26 @@ def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
 
 @rule("FG705", "az-name", "A deployment's AZ name is a zone's name or another deployment's.")
 def az_name(fabric: Fabric) -> Iterator[Finding]:
-    taken = {z.name: f"zone {z.name!r}" for z in reversed(fabric.zones)}
-    for d, deployment in enumerate(fabric.ovn_deployments):
-        if deployment.interconnect is None:
+    zones = {z.name for z in fabric.zones}
+    deployments = fabric.ovn_deployments
+    for d, deployment in enumerate(deployments):
+        az = deployment.az_name
+        if az is None:
             continue
-        az = deployment.interconnect.az(deployment.name)
-        field = "azName" if deployment.interconnect.az_name is not None else "name"
-        path = ("ovnDeployments", d, "interconnect", "azName") if field == "azName" else \
-            ("ovnDeployments", d, "name")
-        clash = taken.get(az) or next(
-            (f"deployment {o.name!r}" for o in fabric.ovn_deployments
-             if o is not deployment and az in (o.name, o.az_name)), None)
-        if clash is not None:
-            yield Finding("FG705", path,
-                          f"AZ name {az!r} is already taken by {clash}; ovn-ic registers every AZ by name "
-                          "in the IC database and the transit port is named after it; set a unique "
-                          "interconnect.azName")
-        taken.setdefault(az, f"deployment {deployment.name!r}")
+        # Each pair is reported once, at the later deployment, unless only the earlier one
+        # has an AZ name (the later one never reports itself then).
+        earlier = (o.name for o in deployments[:d] if az in (o.name, o.az_name))
+        later = (o.name for o in deployments[d + 1:] if o.name == az and o.az_name != o.name)
+        clash = f"zone {az!r}" if az in zones else next(
+            (f"deployment {name!r}" for name in (*earlier, *later)), None)
+        if clash is None:
+            continue
+        explicit = deployment.interconnect is not None and deployment.interconnect.az_name is not None
+        path = ("ovnDeployments", d, "interconnect", "azName") if explicit else ("ovnDeployments", d, "name")
+        yield Finding("FG705", path,
+                      f"AZ name {az!r} is already taken by {clash}; ovn-ic registers every AZ by name "
+                      "in the IC database and the transit port is named after it; set a unique "
+                      "interconnect.azName")
 
 
 @rule("FG706", "ic-gateway-chassis", "An IC gateway chassis is not a host of its deployment, or is listed twice.")
