@@ -1,11 +1,12 @@
-"""An OVN deployment joined to the interconnection, against real OVN (Debian OVN 23.03).
+"""OVN deployments joined to the interconnection, against real OVN (Debian OVN 23.03).
 
 A sandbox (`support/ic_sandbox.py`) runs the IC databases, a Kube-OVN-style zone `hq`
 and a plain OVN AZ for deployment `dc`. The rendered `configure-ovn-ic.sh` of `dc`
 runs twice against that AZ's NB (the second run changes nothing), `hq` gets its
 rendered Vpc routes the way Kube-OVN applies them, and ovn-trace follows packets
 both ways across the transit switch; `ovn-ic-sbctl show` lists `dc`'s port with the
-rendered address.
+rendered address. The `openstack-k8s` sample's two deployments are joined the same way
+and reach each other's advertised ranges.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import build_text
+from conftest import REPO, build_file, build_text
 from fabricgen import icsb_show
 from fabricgen.join_plan import transit_mac as az_mac
 from fabricgen.pipeline import Build
@@ -89,17 +90,18 @@ class Joined:
     dc: kubeovn_nb.Backbone
 
 
-def script_env(sandbox: Sandbox) -> dict[str, str]:
-    return {**sandbox.env(), "OVN_NB_DB": sandbox.nb_db(AZ), "OVN_SB_DB": sandbox.sb_db(AZ),
+def script_env(sandbox: Sandbox, az: str) -> dict[str, str]:
+    return {**sandbox.env(), "OVN_NB_DB": sandbox.nb_db(az), "OVN_SB_DB": sandbox.sb_db(az),
             "OVN_IC_NB_DB": sandbox.ic_nb, "OVN_IC_SB_DB": sandbox.ic_sb}
 
 
-def run_script(sandbox: Sandbox, script: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["sh", str(script)], capture_output=True, text=True, env=script_env(sandbox), check=False)
+def run_script(sandbox: Sandbox, script: Path, az: str = AZ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", str(script)], capture_output=True, text=True, env=script_env(sandbox, az),
+                          check=False)
 
 
-def nb_dump(sandbox: Sandbox) -> str:
-    return run(["ovsdb-client", "dump", sandbox.nb_db(AZ), "OVN_Northbound"], env=sandbox.env())
+def nb_dump(sandbox: Sandbox, az: str = AZ) -> str:
+    return run(["ovsdb-client", "dump", sandbox.nb_db(az), "OVN_Northbound"], env=sandbox.env())
 
 
 def published(sandbox: Sandbox, port: str) -> bool:
@@ -112,19 +114,20 @@ def remote_bound(sandbox: Sandbox, az: str, port: str) -> bool:
     return bool(chassis.strip())
 
 
-def add_advertised_network(sandbox: Sandbox) -> kubeovn_nb.Backbone:
+def add_advertised_network(sandbox: Sandbox, az: str = AZ, router: str = ROUTER_DC,
+                           cidr: IPv4Network = ADVERTISED, tag: int = 0x0D) -> kubeovn_nb.Backbone:
     """What the platform behind the deployment's router has: a switch on the advertised range."""
-    gateway = ADVERTISED.network_address + 1
-    vm_ip = kubeovn_nb.host_in(ADVERTISED, gateway)
-    mac_router, mac_vm = "00:00:0d:64:00:01", "00:00:0d:64:00:05"
-    sandbox.nb(AZ, "ls-add", "tenant")
-    sandbox.nb(AZ, "lrp-add", ROUTER_DC, f"{ROUTER_DC}-tenant", mac_router, f"{gateway}/{ADVERTISED.prefixlen}")
-    sandbox.nb(AZ, "lsp-add", "tenant", "tenant-router", "--", "lsp-set-type", "tenant-router", "router",
+    gateway = cidr.network_address + 1
+    vm_ip = kubeovn_nb.host_in(cidr, gateway)
+    mac_router, mac_vm, vm = f"00:00:{tag:02x}:64:00:01", f"00:00:{tag:02x}:64:00:05", f"vm-{az}"
+    sandbox.nb(az, "ls-add", "tenant")
+    sandbox.nb(az, "lrp-add", router, f"{router}-tenant", mac_router, f"{gateway}/{cidr.prefixlen}")
+    sandbox.nb(az, "lsp-add", "tenant", "tenant-router", "--", "lsp-set-type", "tenant-router", "router",
                "--", "lsp-set-addresses", "tenant-router", "router",
-               "--", "lsp-set-options", "tenant-router", f"router-port={ROUTER_DC}-tenant")
-    sandbox.nb(AZ, "lsp-add", "tenant", "vm-dc", "--", "lsp-set-addresses", "vm-dc", f"{mac_vm} {vm_ip}")
-    sandbox.sync(AZ)
-    return kubeovn_nb.Backbone(AZ, "tenant", ADVERTISED, gateway, mac_router, "vm-dc", mac_vm, vm_ip)
+               "--", "lsp-set-options", "tenant-router", f"router-port={router}-tenant")
+    sandbox.nb(az, "lsp-add", "tenant", vm, "--", "lsp-set-addresses", vm, f"{mac_vm} {vm_ip}")
+    sandbox.sync(az)
+    return kubeovn_nb.Backbone(az, "tenant", cidr, gateway, mac_router, vm, mac_vm, vm_ip)
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +222,59 @@ def test_deployment_router_to_zone_backbone_leaves_through_the_zones_port(joined
     arriving = flow(az_mac(AZ), transit_mac(HQ_TRANSIT), dc.vm_ip, hq.vm_ip, f"ts-{AZ}", ttl=63)
     there = minimal_actions(sb.trace("hq", "ts", arriving, "--minimal"))
     assert there[-1] == f'output("{hq.vm}");', there
+
+
+# ---------------------------------------------------------------- the openstack-k8s sample
+SAMPLE = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
+
+
+def test_sample_openstack_and_kubernetes_reach_each_other_through_ovn_ic(tmp_path: Path) -> None:
+    """Both deployments of the sample as AZs: their rendered scripts join them, twice, and each
+    one's router sends the other's advertised range out through the other's transit port."""
+    build = build_file(SAMPLE)
+    joins = {j.deployment.name: j for j in build.plan.joins}
+    assert sorted(joins) == ["kubernetes", "openstack"]
+    with Sandbox.running([]) as sandbox:
+        scripts: dict[str, Path] = {}
+        for name, join in joins.items():
+            host = join.deployment.databases.members[0].host
+            script = tmp_path / f"{name}.sh"
+            rel = PurePosixPath(build.site, "_host", name, "controllers", host, "configure-ovn-ic.sh")
+            script.write_text(build.files[rel].text)
+            sandbox.start_az(name)
+            for i, (chassis, _priority) in enumerate(join.gateway_chassis):
+                sandbox.add_gateway_chassis(name, chassis, IPv4Address("127.0.1.1") + 16 * len(scripts) + i)
+            result = run_script(sandbox, script, name)
+            assert result.returncode == 0, result.stderr + result.stdout
+            sandbox.sync(name)
+            sandbox.sb(name, "wait-until", "Port_Binding", f"cr-{join.router_port}")
+            sandbox.sb(name, "lsp-bind", f"cr-{join.router_port}", join.gateway_chassis[0][0])
+            scripts[name] = script
+        for name, join in joins.items():
+            other = next(j for j in joins.values() if j is not join)
+            poll(f"{other.switch_port} bound in {name}",
+                 lambda n=name, p=other.switch_port: remote_bound(sandbox, n, p))
+        ports = icsb_show.parse(sandbox.icsb("show")).ports_on("ts")
+        assert {p.name: (p.mac, p.ipv4) for p in ports.values()} == {
+            j.switch_port: (j.mac, j.network) for j in joins.values()}
+        for name in joins:
+            sandbox.sync(name)
+            before = nb_dump(sandbox, name)
+            again = run_script(sandbox, scripts[name], name)
+            assert again.returncode == 0 and again.stderr == "", again.stderr
+            assert nb_dump(sandbox, name) == before
+
+        tags = {"openstack": 0x0A, "kubernetes": 0x0B}
+        vms = {name: add_advertised_network(sandbox, name, j.router, j.deployment.interconnect.advertise[0], tags[name])
+               for name, j in joins.items() if j.deployment.interconnect is not None}
+        assert sorted(vms) == sorted(joins)
+        for name, join in joins.items():
+            other = next(j for j in joins.values() if j is not join)
+            src, dst = vms[name], vms[other.deployment.name]
+            packet = flow(src.vm_mac, src.router_mac, src.vm_ip, dst.vm_ip, src.vm)
+            actions = minimal_actions(sandbox.trace(name, src.switch, packet, "--minimal"))
+            assert actions[-1] == f'output("{other.switch_port}");', actions
+            assert f"eth.dst = {other.mac};" in actions
+            arriving = flow(join.mac, other.mac, src.vm_ip, dst.vm_ip, join.switch_port, ttl=63)
+            there = minimal_actions(sandbox.trace(other.deployment.name, "ts", arriving, "--minimal"))
+            assert there[-1] == f'output("{dst.vm}");', there
