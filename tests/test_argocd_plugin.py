@@ -159,3 +159,13 @@ def test_bad_fabric_fails_short_and_located(checkout: Path) -> None:
     assert "interconnection.database.nbPort" in first
     assert result.stderr.splitlines()[-1].endswith("no manifests generated")
     assert len(result.stderr.splitlines()) <= 12
+
+
+def test_an_ovn_kubernetes_cluster_directory_is_selectable(checkout: Path) -> None:
+    """Not only zones: a platform fabric's OVN-Kubernetes cluster is a Kubernetes directory too."""
+    cluster = next(p.name for p in (REPO / "rendered" / "openstack-k8s").iterdir() if not p.name.startswith("_"))
+    result = cmp_run(checkout, "sites/openstack-k8s", ARGOCD_ENV_ZONE=cluster)
+    assert result.returncode == 0, result.stderr
+    from support.gitops_tree import rendered_objects
+
+    assert load_stream(result.stdout) == rendered_objects(REPO / "rendered" / "openstack-k8s" / cluster)

@@ -22,7 +22,9 @@ class ZoneError(FabricgenError):
 
 
 def zone_names(build: Build) -> list[str]:
-    return [z.name for z in build.plan.zones]
+    """Every Kubernetes output directory: the zones, and the clusters of OVN deployments
+    (an OVN-Kubernetes consumer gets its own directory)."""
+    return list(build.manifests)
 
 
 def pick_zone(build: Build, zone: str | None, *, hint: str) -> str:
