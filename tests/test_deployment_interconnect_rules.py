@@ -196,6 +196,13 @@ CASES = [
         "deployment 'k8s' uses vxlan; IC gateways of every AZ tunnel to each other over one type; use "
         "the same encapsulation [FG708]",
     ], id="FG708"),
+    pytest.param(edit(BASE, "      cidr: 172.30.10.0/24\n",
+                      "      cidr: 172.30.10.0/24\n    defaultVpc:\n      staticRoutes:\n"
+                      "        - cidr: 10.100.0.0/16\n          nextHopIP: 169.254.100.200\n"), [
+        "sites/t/fabric.yaml:19:11: zones[0].defaultVpc.staticRoutes[0].cidr: 10.100.0.0/16 is advertised by "
+        "deployment 'os', which fabricgen already routes; Kube-OVN keeps one next hop per prefix, so the two "
+        "would replace each other; remove this route [FG307]",
+    ], id="FG307-advertised"),
     pytest.param(edit(BASE, "      gatewayChassis: [net1]\n", "      gatewayChassis: []\n"), [
         "sites/t/fabric.yaml:35:23: ovnDeployments[0].interconnect.gatewayChassis: list should have at "
         "least 1 item after validation, not 0 [FG003]",

@@ -98,14 +98,21 @@ def policy_next_hop(fabric: Fabric) -> Iterator[Finding]:
 
 
 @rule("FG307", "static-route-conflict",
-      "An explicit route on ovn-cluster has the same CIDR as a generated backbone route.")
+      "An explicit route on ovn-cluster has the same CIDR as a generated route (backbone or advertised range).")
 def static_conflict(fabric: Fabric) -> Iterator[Finding]:
-    backbones = {z.backbone.cidr: z.name for z in fabric.zones}
+    if fabric.interconnection is None or fabric.interconnection.auto_route:
+        return
+    owners: dict[IPv4Network, str] = {}
+    for deployment in reversed(fabric.ovn_deployments):  # the first owner wins, a backbone over all
+        if deployment.interconnect is not None:
+            name = deployment.name
+            owners.update({c: f"advertised by deployment {name!r}" for c in deployment.interconnect.advertise})
+    owners.update({z.backbone.cidr: f"the backbone of zone {z.name!r}" for z in reversed(fabric.zones)})
     for i, zone in enumerate(fabric.zones):
         for r, route in enumerate(zone.default_vpc.static_routes):
-            owner = backbones.get(route.cidr)
-            if owner is not None and fabric.interconnection is not None and not fabric.interconnection.auto_route:
+            owner = owners.get(route.cidr)
+            if owner is not None:
                 yield Finding("FG307", ("zones", i, "defaultVpc", "staticRoutes", r, "cidr"),
-                              f"{route.cidr} is the backbone of zone {owner!r}, which fabricgen already routes; "
+                              f"{route.cidr} is {owner}, which fabricgen already routes; "
                               "Kube-OVN keeps one next hop per prefix, so the two would replace each "
                               "other; remove this route")
