@@ -203,6 +203,25 @@ CASES = [
         "deployment 'os', which fabricgen already routes; Kube-OVN keeps one next hop per prefix, so the two "
         "would replace each other; remove this route [FG307]",
     ], id="FG307-advertised"),
+    pytest.param(edit(edit(edit(BASE, "interconnection:\n", "interconnection:\n  encapsulation: vxlan\n"),
+                           "  - name: os\n", "  - name: os\n    encapsulation: vxlan\n    ovnVersion: '25.03'\n"),
+                      "  - name: k8s\n", "  - name: k8s\n    encapsulation: vxlan\n"), [
+        "sites/t/fabric.yaml:40:5: ovnDeployments[1].ovnVersion: OVN 23.03 has no vxlan_mode for "
+        "interconnection (it came in 25.03): its ovn-ic would give the transit switch a tunnel key VXLAN "
+        "cannot carry; run OVN 25.03 or later on this deployment (and set ovnVersion), or use geneve for "
+        "the whole interconnection [FG709]",
+    ], id="FG709"),
+    pytest.param(edit(BASE, "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n",
+                      "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n    consumers:\n      - name: k8s\n"
+                      "        platform: kubernetes\n        hosts: [node1, node2]\n"
+                      "        apiServer: https://10.20.1.5:6443\n"), [
+        "sites/t/fabric.yaml:68:9: ovnDeployments[1].consumers[0].platform: warning: OVN-Kubernetes in "
+        "central mode deletes, at start-up, logical switches it does not own that carry other_config (the "
+        "transit switch among them), and every 5 minutes SB chassis that are not its nodes (the remote IC "
+        "gateways ovn-ic registers); ovn-ic restores both, but cross-AZ traffic drops meanwhile; re-run "
+        "configure-ovn-ic.sh after each ovnkube restart and monitor the transit switch, or keep this "
+        "cluster out of the interconnection [FG710]",
+    ], id="FG710"),
     pytest.param(edit(BASE, "      gatewayChassis: [net1]\n", "      gatewayChassis: []\n"), [
         "sites/t/fabric.yaml:35:23: ovnDeployments[0].interconnect.gatewayChassis: list should have at "
         "least 1 item after validation, not 0 [FG003]",

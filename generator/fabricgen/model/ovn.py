@@ -104,9 +104,14 @@ class OvnDeployment(Section):
         return self.underlay_mtu - TUNNEL_OVERHEAD[self.encapsulation]
 
     @property
-    def needs_set_local_ip(self) -> bool:
+    def version(self) -> tuple[int, int]:
+        """`ovnVersion` as (major, minor), for comparisons."""
         major, minor = (int(p) for p in self.ovn_version.split("."))
-        return (major, minor) < (24, 9)
+        return major, minor
+
+    @property
+    def needs_set_local_ip(self) -> bool:
+        return self.version < (24, 9)
 
     def host(self, name: str) -> Host | None:
         return next((h for h in self.hosts if h.name == name), None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 
-from fabricgen.diagnostics import Finding, Path
+from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.rules import rule
@@ -157,3 +157,38 @@ def encapsulation(fabric: Fabric) -> Iterator[Finding]:
                           f"the interconnection uses {want}, but deployment {deployment.name!r} uses "
                           f"{deployment.encapsulation}; IC gateways of every AZ tunnel to each other "
                           "over one type; use the same encapsulation")
+
+
+VXLAN_MODE_SINCE = (25, 3)
+
+
+@rule("FG709", "ic-vxlan-ovn-version",
+      "A deployment joins a vxlan interconnection on an OVN without vxlan_mode (< 25.03).")
+def vxlan_version(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None or fabric.interconnection.encapsulation != "vxlan":
+        return
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is not None and deployment.version < VXLAN_MODE_SINCE:
+            yield Finding("FG709", ("ovnDeployments", d, "ovnVersion"),
+                          f"OVN {deployment.ovn_version} has no vxlan_mode for interconnection (it came in "
+                          "25.03): its ovn-ic would give the transit switch a tunnel key VXLAN cannot carry; "
+                          "run OVN 25.03 or later on this deployment (and set ovnVersion), or use geneve "
+                          "for the whole interconnection")
+
+
+@rule("FG710", "ic-ovn-kubernetes",
+      "OVN-Kubernetes (central mode) on an interconnected deployment removes what ovn-ic creates.")
+def ovn_kubernetes_join(fabric: Fabric) -> Iterator[Finding]:
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        if deployment.interconnect is None:
+            continue
+        for c, consumer in enumerate(deployment.consumers):
+            if consumer.platform == "kubernetes":
+                yield Finding("FG710", ("ovnDeployments", d, "consumers", c, "platform"),
+                              "OVN-Kubernetes in central mode deletes, at start-up, logical switches it does "
+                              "not own that carry other_config (the transit switch among them), and every "
+                              "5 minutes SB chassis that are not its nodes (the remote IC gateways ovn-ic "
+                              "registers); ovn-ic restores both, but cross-AZ traffic drops meanwhile; "
+                              "re-run configure-ovn-ic.sh after each ovnkube restart and monitor the "
+                              "transit switch, or keep this cluster out of the interconnection",
+                              Severity.WARNING)
