@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fabricgen.model.common import Label, Network, Section, Subdomain
+from fabricgen.model.hosts import IFNAME
 
 Encapsulation = Literal["geneve", "vxlan"]
-IFNAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$"
 
 
 class ConsumerBase(Section):
