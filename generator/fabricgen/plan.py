@@ -73,11 +73,16 @@ class Plan:
         return self.fabric.interconnection
 
 
-def tenant_network(subnet: TenantSubnet) -> tuple[str, str]:
-    """NAD name and namespace of a tenant subnet."""
+def backbone_subnet_name(zone: Zone) -> str:
+    """Name of the zone's backbone Subnet object."""
+    return zone.backbone.subnet_name or f"backbone-{zone.name}"
+
+
+def tenant_network(subnet: TenantSubnet) -> tuple[str, str, str]:
+    """NAD name, namespace and cluster network of a tenant subnet."""
     if subnet.network is None:
-        return subnet.name, "default"
-    return subnet.network.name, subnet.network.namespace
+        return subnet.name, "default", "mgmt"
+    return subnet.network.name, subnet.network.namespace, subnet.network.cluster_network
 
 
 def _peering_sides(zone: Zone) -> dict[str, tuple[PeeringSide, ...]]:
@@ -100,7 +105,7 @@ def _add_peering(peering: Peering, vpcs: dict[str, Vpc], sides: dict[str, list[P
 
 
 __all__ = ["ALLOW_PRIORITY", "DEFAULT_VPC", "DeploymentJoin", "PeeringSide", "Plan", "Route", "ZonePlan",
-           "build_plan", "first_host", "provider", "tenant_network"]
+           "backbone_subnet_name", "build_plan", "first_host", "provider", "tenant_network"]
 
 
 def build_plan(fabric: Fabric, source_name: str) -> Plan:
@@ -117,7 +122,7 @@ def build_plan(fabric: Fabric, source_name: str) -> Plan:
         plans.append(
             ZonePlan(
                 zone=zone,
-                backbone_subnet=zone.backbone.subnet_name or f"backbone-{zone.name}",
+                backbone_subnet=backbone_subnet_name(zone),
                 backbone_gateway=zone.backbone.gateway or first_host(zone.backbone.cidr),
                 backbone_provider=provider(net.name, net.namespace),
                 routes=routes,

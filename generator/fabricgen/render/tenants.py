@@ -38,8 +38,7 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
             }
         )
         for sub in vpc.subnets:
-            net_name, net_ns = tenant_network(sub)
-            cluster_network = sub.network.cluster_network if sub.network else "mgmt"
+            net_name, net_ns, cluster_network = tenant_network(sub)
             objects.append(nad(plan, net_name, net_ns, cluster_network, harvester, md.WAVE_TENANTS))
             objects.append(
                 subnet(

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from fabricgen.diagnostics import Finding, Path
 from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
-from fabricgen.plan import DEFAULT_VPC, tenant_network
+from fabricgen.plan import DEFAULT_VPC, backbone_subnet_name, tenant_network
 from fabricgen.rules import rule
 
 
@@ -17,8 +17,7 @@ def _networks(zone: Zone, i: int) -> Iterator[tuple[Path, str, str, str]]:
     yield ("zones", i, "backbone", "network", "name"), net.name, net.namespace, net.cluster_network
     for v, vpc in enumerate(zone.vpcs):
         for s, sub in enumerate(vpc.subnets):
-            name, ns = tenant_network(sub)
-            cluster = sub.network.cluster_network if sub.network else "mgmt"
+            name, ns, cluster = tenant_network(sub)
             path: Path = ("zones", i, "vpcs", v, "subnets", s)
             path = (*path, "network", "name") if sub.network else (*path, "name")
             yield path, name, ns, cluster
@@ -123,7 +122,7 @@ def duplicate_network(fabric: Fabric) -> Iterator[Finding]:
 @rule("FG408", "duplicate-subnet", "Two Subnets of a zone share a name (Subnets are cluster-scoped).")
 def duplicate_subnet(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
-        seen = {zone.backbone.subnet_name or f"backbone-{zone.name}"}
+        seen = {backbone_subnet_name(zone)}
         for v, vpc in enumerate(zone.vpcs):
             for s, sub in enumerate(vpc.subnets):
                 if sub.name in seen:
