@@ -8,7 +8,7 @@ over a 1500 underlay).
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import consumer_mtu, nb_remote, sb_remote
+from fabricgen.deployment_plan import consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
 from fabricgen.model.consumers import OpenStackCloud
 from fabricgen.model.ovn import OvnDeployment
 from fabricgen.plan import Plan
@@ -23,7 +23,7 @@ HEADER_SIZE = {"geneve": 38, "vxlan": 30}
 
 
 def ini(plan: Plan, deployment: OvnDeployment, cloud: OpenStackCloud) -> str:
-    encapsulation = cloud.encapsulation or deployment.encapsulation
+    encapsulation = consumer_encapsulation(deployment, cloud)
     mtu = consumer_mtu(deployment, cloud)
     db = deployment.databases
     return render_template(

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import consumer_mtu, nb_remote, sb_remote
+from fabricgen.deployment_plan import consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.ovn import TUNNEL_PORT, OvnDeployment
 from fabricgen.plan import Plan
@@ -27,8 +27,14 @@ MANIFEST = "ovn-kubernetes.yaml"
 WAVE = md.WAVE_CONFIGURATION
 
 
+def cluster_subnets(cluster: KubernetesCluster) -> str:
+    """`cluster-subnets` / `net_cidr`: the pod network with the per-node prefix length."""
+    return f"{cluster.cluster_subnet}/{cluster.host_prefix}"
+
+
 def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluster) -> str:
     db = deployment.databases
+    encapsulation = consumer_encapsulation(deployment, cluster)
     return render_template(
         "ovn_k8s.conf.j2",
         header=header(plan),
@@ -36,9 +42,9 @@ def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluste
         version=cluster.version,
         deployment=deployment.name,
         mtu=consumer_mtu(deployment, cluster),
-        encapsulation=cluster.encapsulation or deployment.encapsulation,
-        encap_port=TUNNEL_PORT[cluster.encapsulation or deployment.encapsulation],
-        cluster_subnets=f"{cluster.cluster_subnet}/{cluster.host_prefix}",
+        encapsulation=encapsulation,
+        encap_port=TUNNEL_PORT[encapsulation],
+        cluster_subnets=cluster_subnets(cluster),
         api_server=cluster.api_server,
         service_cidr=str(cluster.service_cidr),
         nb=nb_remote(deployment),
@@ -63,7 +69,7 @@ def objects(
         "kind": "ConfigMap",
         "metadata": meta("ovn-config"),
         "data": {
-            "net_cidr": f"{cluster.cluster_subnet}/{cluster.host_prefix}",
+            "net_cidr": cluster_subnets(cluster),
             "svc_cidr": str(cluster.service_cidr),
             "k8s_apiserver": cluster.api_server,
             "mtu": str(consumer_mtu(deployment, cluster)),
