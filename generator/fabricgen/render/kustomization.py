@@ -14,12 +14,12 @@ from fabricgen.render.artifacts import Manifest
 
 
 def kustomization(manifests: Sequence[Manifest]) -> dict[str, object]:
-    ordered = sorted(manifests, key=lambda m: (m.order, m.filename))
+    """`manifests` come in apply order (`fabricgen.pipeline` sorts them once)."""
     return {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "sortOptions": {"order": "fifo"},
-        "resources": [m.filename for m in ordered],
+        "resources": [m.filename for m in manifests],
     }
 
 
