@@ -7,6 +7,7 @@ from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
+from fabricgen.plan import first_host
 from fabricgen.rules import rule
 
 
@@ -56,37 +57,41 @@ def backbone_transit_overlap(fabric: Fabric) -> Iterator[Finding]:
                           "link-local ranges cannot be Kube-OVN subnets; pick another range")
 
 
-def gateway_findings(code_outside: str, code_reserved: str, path: Path, cidr: IPv4Network,
-                     gateway: IPv4Address | None) -> Iterator[Finding]:
-    if gateway is None:
-        return
-    if gateway not in cidr:
-        yield Finding(code_outside, path, f"gateway {gateway} is outside {cidr}; "
-                      f"use an address inside it, e.g. {cidr.network_address + 1}")
-    elif cidr.num_addresses > 2 and gateway in (cidr.network_address, cidr.broadcast_address):
-        which = "network" if gateway == cidr.network_address else "broadcast"
-        yield Finding(code_reserved, path, f"gateway {gateway} is the {which} address of {cidr}; "
-                      f"use a host address, e.g. {cidr.network_address + 1}")
+def reserved(address: IPv4Address, cidr: IPv4Network) -> str | None:
+    """Which reserved address of `cidr` `address` is: `network`, `broadcast`, or None."""
+    if address == cidr.network_address:
+        return "network"
+    if address == cidr.broadcast_address:
+        return "broadcast"
+    return None
 
 
 @rule("FG204", "gateway-outside-cidr", "A subnet's gateway is not inside its CIDR.")
 def gateway_outside(fabric: Fabric) -> Iterator[Finding]:
     for path, cidr, gateway in _gateways(fabric):
-        yield from (f for f in gateway_findings("FG204", "FG205", path, cidr, gateway) if f.code == "FG204")
+        if gateway not in cidr:
+            yield Finding("FG204", path, f"gateway {gateway} is outside {cidr}; "
+                          f"use an address inside it, e.g. {first_host(cidr)}")
 
 
 @rule("FG205", "gateway-reserved", "A subnet's gateway is its network or broadcast address.")
 def gateway_reserved(fabric: Fabric) -> Iterator[Finding]:
     for path, cidr, gateway in _gateways(fabric):
-        yield from (f for f in gateway_findings("FG204", "FG205", path, cidr, gateway) if f.code == "FG205")
+        which = reserved(gateway, cidr) if cidr.num_addresses > 2 else None
+        if which is not None:
+            yield Finding("FG205", path, f"gateway {gateway} is the {which} address of {cidr}; "
+                          f"use a host address, e.g. {first_host(cidr)}")
 
 
-def _gateways(fabric: Fabric) -> Iterator[tuple[Path, IPv4Network, IPv4Address | None]]:
+def _gateways(fabric: Fabric) -> Iterator[tuple[Path, IPv4Network, IPv4Address]]:
+    """Every gateway set explicitly, with its path and its subnet's CIDR."""
     for i, zone in enumerate(fabric.zones):
-        yield ("zones", i, "backbone", "gateway"), zone.backbone.cidr, zone.backbone.gateway
+        if zone.backbone.gateway is not None:
+            yield ("zones", i, "backbone", "gateway"), zone.backbone.cidr, zone.backbone.gateway
         for v, vpc in enumerate(zone.vpcs):
             for s, sub in enumerate(vpc.subnets):
-                yield ("zones", i, "vpcs", v, "subnets", s, "gateway"), sub.cidr, sub.gateway
+                if sub.gateway is not None:
+                    yield ("zones", i, "vpcs", v, "subnets", s, "gateway"), sub.cidr, sub.gateway
 
 
 @rule("FG206", "transit-outside-subnet", "A zone's transit address is outside the transit subnet.")

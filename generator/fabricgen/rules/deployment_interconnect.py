@@ -10,6 +10,7 @@ from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.rules import rule
+from fabricgen.rules.addressing import reserved
 
 
 def _joins(fabric: Fabric) -> Iterator[tuple[Path, str, DeploymentInterconnect]]:
@@ -42,8 +43,7 @@ def transit_outside(fabric: Fabric) -> Iterator[Finding]:
             yield Finding("FG702", (*path, "transitAddress"),
                           f"transit address {address} is outside the transit subnet {subnet}; pick an "
                           f"unused address from {_upper(subnet)}")
-        elif address in (subnet.network_address, subnet.broadcast_address):
-            which = "network" if address == subnet.network_address else "broadcast"
+        elif (which := reserved(address, subnet)) is not None:
             yield Finding("FG702", (*path, "transitAddress"),
                           f"transit address {address} is the {which} address of {subnet}; pick an "
                           f"unused address from {_upper(subnet)}")
