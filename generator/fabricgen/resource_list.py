@@ -17,6 +17,7 @@ from typing import Any
 
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import FabricgenError
+from fabricgen.roundtrip_yaml import round_trip
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH = "internal.config.kubernetes.io/path"
@@ -38,21 +39,11 @@ class ResourceList:
     results: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _yaml() -> Any:
-    """The round-trip loader and dumper: keeps comments, key order and quoting."""
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never fold long annotation values
-    return yaml
-
-
 def read(text: str) -> ResourceList:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        data = _yaml().load(text)
+        data = round_trip().load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"<stdin>:{mark.line + 1}:{mark.column + 1}: " if mark else "<stdin>: "
@@ -116,5 +107,5 @@ def dump(resource_list: ResourceList, generated: list[dict[str, Any]]) -> str:
     if resource_list.results:
         doc["results"] = resource_list.results
     out = io.StringIO()
-    _yaml().dump(doc, out)
+    round_trip().dump(doc, out)
     return out.getvalue()

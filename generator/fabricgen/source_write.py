@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricgen.errors import FabricgenError
+from fabricgen.roundtrip_yaml import round_trip
 
 EditPath = tuple[str | int, ...]
 # (mapping indent, sequence indent, dash offset): block styles seen in the wild.
@@ -27,17 +28,6 @@ _STYLES = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4), (4, 4, 0), (2, 3, 1), (3,
 
 class EditError(FabricgenError):
     """An edit cannot be applied to the document as written."""
-
-
-def _yaml(style: tuple[int, int, int]) -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap long lines
-    mapping, sequence, offset = style
-    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-    return yaml
 
 
 def _dump(yaml: Any, data: Any) -> str:
@@ -60,7 +50,7 @@ def _style_of(text: str, data: Any) -> tuple[int, int, int]:
     best, best_score = _STYLES[0], -1
     original = text.splitlines()
     for style in _STYLES:
-        dumped = _dump(_yaml(style), data)
+        dumped = _dump(round_trip(style), data)
         if dumped == text:
             return style
         score = sum(a == b for a, b in zip(original, dumped.splitlines(), strict=False))
@@ -97,7 +87,7 @@ def set_scalars(text: str, edits: Mapping[EditPath, str], *, after: Sequence[str
     A missing key is inserted after the first key of `after` present in its mapping,
     else at the end of the mapping.
     """
-    yaml = _yaml(_STYLES[0])
+    yaml = round_trip(_STYLES[0])
     data = yaml.load(text)
     style = _style_of(text, data)
     expected = _plain(data)
@@ -110,8 +100,8 @@ def set_scalars(text: str, edits: Mapping[EditPath, str], *, after: Sequence[str
         for part in path[:-1]:
             target = target[part]
         target[key] = value
-    new_text = _dump(_yaml(style), data)
-    if _plain(_yaml(style).load(new_text)) != expected:  # pragma: no cover - a ruamel bug if ever
+    new_text = _dump(round_trip(style), data)
+    if _plain(round_trip(style).load(new_text)) != expected:  # pragma: no cover - a ruamel bug if ever
         raise EditError("the edited document does not read back as intended; edit it by hand")
     return new_text
 

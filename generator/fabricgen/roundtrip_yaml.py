@@ -1,0 +1,25 @@
+"""The round-trip ruamel.yaml loader and dumper for YAML that users wrote.
+
+It keeps comments, key order and quoting, and never folds long lines, so a file
+read and written back changes only where it was edited. `fabricgen.source_write`
+edits fabric.yaml with it and `fabricgen.resource_list` passes kpt's and
+kustomize's items through it. Kubernetes output is written by
+`fabricgen.manifest_yaml`, not by ruamel.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def round_trip(indent: tuple[int, int, int] | None = None) -> Any:
+    """A round-trip YAML instance; `indent` is (mapping, sequence, dash offset)."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap long lines or fold long annotation values
+    if indent is not None:
+        mapping, sequence, offset = indent
+        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return yaml
