@@ -38,7 +38,7 @@ def _objects(build: Build | None) -> dict[tuple[str, str], str]:
             name = f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
             found[(directory, f"{obj.get('kind')}: {name}")] = dump(obj)
     # Manifest files and kustomizations are compared object by object above.
-    skip = {PurePosixPath(build.site, d, name) for d in build.manifests for name in ("kustomization.yaml",)}
+    skip = {PurePosixPath(build.site, d, "kustomization.yaml") for d in build.manifests}
     skip |= {PurePosixPath(build.site, m.directory, m.filename) for ms in build.manifests.values() for m in ms}
     for path, out in build.files.items():
         if path in skip:
