@@ -34,6 +34,18 @@ exit codes:
 """
 
 
+def _add_diagnostics_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
+                        help="diagnostics format (auto: github under GitHub Actions, else text)")
+
+
+def _add_command_with_exit_codes(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_text: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with the exit-code table."""
+    return sub.add_parser(name, help=help_text, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fabricgen",
@@ -44,22 +56,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fabricgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    fmt_help = "diagnostics format (auto: github under GitHub Actions, else text)"
-    p = sub.add_parser("validate", help="check fabrics and report every problem", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _add_command_with_exit_codes(sub, "validate", "check fabrics and report every problem")
     p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
-    p.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
-                   help=fmt_help)
+    _add_diagnostics_format(p)
 
-    p = sub.add_parser("render", help="write rendered/<site>/ (exit 3 when anything changed)",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _add_command_with_exit_codes(sub, "render", "write rendered/<site>/ (exit 3 when anything changed)")
     p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
     p.add_argument("-o", "--output", type=Path, default=Path("rendered"),
                    help="output root; each fabric owns <output>/<metadata.name>/ (default: rendered)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 3 if the output is not what render would write")
-    p.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
-                   help=fmt_help)
+    _add_diagnostics_format(p)
     p.add_argument("-q", "--quiet", action="store_true", help="do not list changed files")
 
     p = sub.add_parser("diff", help="review what a fabric change does to the output (exit 3 if it changes)")
@@ -68,8 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text",
                    help="markdown: a pull-request comment with a summary and one section per zone")
 
-    p = sub.add_parser("transit", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       help="compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")
+    p = _add_command_with_exit_codes(
+        sub, "transit", "compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("show", type=Path, nargs="?", default=None, metavar="SHOW",
                    help="file with the output of `ovn-ic-sbctl show` (default or '-': stdin)")
@@ -83,10 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rules", help="list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
 
-    sub.add_parser("argocd-generate", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                   help="Argo CD plugin: print one zone's objects (zone and fabric from the environment)")
-    sub.add_parser("krm", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                   help="KRM function: ResourceList on stdin (functionConfig kind FabricGenerator)")
+    _add_command_with_exit_codes(
+        sub, "argocd-generate", "Argo CD plugin: print one zone's objects (zone and fabric from the environment)")
+    _add_command_with_exit_codes(
+        sub, "krm", "KRM function: ResourceList on stdin (functionConfig kind FabricGenerator)")
     return parser
 
 
