@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from fabricgen import emit
+from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import Build, load_text, render
+from fabricgen.report import text_line
 
 REPO = Path(__file__).resolve().parents[1]
 # CI clones the repository beside a read-only copy of shared/: <clone>/ and ../shared/.
@@ -40,6 +42,21 @@ def build_text(text: str, name: str) -> Build:
     """Validate and render fabric text in memory; raises InvalidFabricError."""
     fabric, source, _warnings = load_text(text, name)
     return render(fabric, source.name)
+
+
+def edit(text: str, old: str, new: str) -> str:
+    """Replace `old`, which must occur exactly once, by `new`."""
+    assert text.count(old) == 1, f"edit target must occur exactly once: {old!r}"
+    return text.replace(old, new)
+
+
+def diagnostic_lines(text: str, name: str) -> list[str]:
+    """Every diagnostic of fabric text, errors and warnings, as `FILE:LINE:COL: path: message [CODE]`."""
+    try:
+        _fabric, _source, found = load_text(text, name)
+    except InvalidFabricError as exc:
+        found = list(exc.diagnostics)
+    return [text_line(d) for d in found]
 
 
 def build_file(path: Path) -> Build:

@@ -11,11 +11,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from conftest import build_text
-from fabricgen.errors import InvalidFabricError
+from conftest import build_text, diagnostic_lines, edit
 from fabricgen.join_plan import transit_mac
-from fabricgen.pipeline import load_text
-from fabricgen.report import text_line
 
 NAME = "sites/t/fabric.yaml"
 
@@ -88,17 +85,8 @@ ovnDeployments:
 """
 
 
-def edit(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, f"edit target must occur exactly once: {old!r}"
-    return text.replace(old, new)
-
-
 def diagnostics(text: str) -> list[str]:
-    try:
-        _fabric, _source, found = load_text(text, NAME)
-    except InvalidFabricError as exc:
-        found = list(exc.diagnostics)
-    return [text_line(d) for d in found]
+    return diagnostic_lines(text, NAME)
 
 
 def test_base_is_valid() -> None:

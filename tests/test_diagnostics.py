@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import diagnostic_lines, edit
 from fabricgen import report
 from fabricgen.cli import main
 from fabricgen.rules import catalogue
-from fabricgen.source import parse
-from fabricgen.validation import validate
 
 NAME = "sites/t/fabric.yaml"
 
@@ -71,25 +70,21 @@ class Case:
     expected: tuple[str, ...]
 
     def text(self) -> str:
-        return edit(BASE, self.edits)
+        return edits(BASE, self.edits)
 
 
 def case(id: str, edits: list[tuple[str, str]], *expected: str) -> Case:
     return Case(id, edits, expected)
 
 
-def edit(text: str, edits: list[tuple[str, str]]) -> str:
-    for old, new in edits:
-        assert text.count(old) == 1, f"edit target must occur exactly once: {old!r}"
-        text = text.replace(old, new)
+def edits(text: str, pairs: list[tuple[str, str]]) -> str:
+    for old, new in pairs:
+        text = edit(text, old, new)
     return text
 
 
-def diagnose(text: str, name: str = NAME) -> list[str]:
-    source, found = parse(text, name)
-    if source is not None:
-        _fabric, found = validate(source)
-    return [report.text_line(d) for d in found]
+def diagnose(text: str) -> list[str]:
+    return diagnostic_lines(text, NAME)
 
 
 CASES = [
@@ -297,7 +292,7 @@ def test_not_a_mapping() -> None:
 
 
 def test_schema_errors_are_all_reported() -> None:
-    text = edit(BASE, [
+    text = edits(BASE, [
         ("  encapsulation: vxlan\n", "  encapsulation: stt\n"),
         ("  - name: b\n", "  - name: B\n"),
         ("      cidr: 172.30.20.0/24\n", "      cidr: 172.30.20.0/33\n"),
@@ -333,7 +328,7 @@ def bad_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project directory with an invalid sites/t/fabric.yaml and a previous rendered/ tree."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sites" / "t").mkdir(parents=True)
-    (tmp_path / NAME).write_text(edit(BASE, MANY), encoding="utf-8")
+    (tmp_path / NAME).write_text(edits(BASE, MANY), encoding="utf-8")
     old = tmp_path / "rendered" / "t" / "a"
     old.mkdir(parents=True)
     (old / "backbone.yaml").write_text("previous\n", encoding="utf-8")

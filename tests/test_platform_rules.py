@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import load_text
-from fabricgen.report import text_line
+from conftest import diagnostic_lines
 
 NAME = "sites/t/fabric.yaml"
 
@@ -66,11 +64,7 @@ ovnDeployments:
 
 
 def diagnostics(text: str) -> list[str]:
-    try:
-        _fabric, _source, found = load_text(text, NAME)
-    except InvalidFabricError as exc:
-        found = list(exc.diagnostics)
-    return [text_line(d) for d in found]
+    return diagnostic_lines(text, NAME)
 
 
 def test_base_is_valid() -> None:
