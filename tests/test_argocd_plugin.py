@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fabricgen.cli import main
-from support.gitops_tree import LAB, REPO, ZONES, copy_sources, load_file, load_stream, run, tool_env
+from support.gitops_tree import LAB, REPO, ZONES, break_nb_port, copy_sources, load_file, load_stream, run, tool_env
 
 
 @pytest.fixture(scope="module")
@@ -146,16 +146,12 @@ def test_no_fabric_found_walking_up(checkout: Path) -> None:
 
 
 def test_bad_fabric_fails_short_and_located(checkout: Path) -> None:
-    fabric = checkout / LAB
-    lines = fabric.read_text().splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if "nbPort: 6645" in line)
-    lines[index] = lines[index].replace("6645", "notaport")
-    fabric.write_text("".join(lines))
+    line = break_nb_port(checkout / LAB)
     result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq")
     assert result.returncode == 1
     assert result.stdout == ""
     first = result.stderr.splitlines()[0]
-    assert first.startswith(f"sites/lab/fabric.yaml:{index + 1}:")
+    assert first.startswith(f"sites/lab/fabric.yaml:{line}:")
     assert "interconnection.database.nbPort" in first
     assert result.stderr.splitlines()[-1].endswith("no manifests generated")
     assert len(result.stderr.splitlines()) <= 12

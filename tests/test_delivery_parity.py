@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from fabricgen.cli import main
 from support.gitops_tree import (
     LAB,
     REPO,
@@ -22,6 +21,7 @@ from support.gitops_tree import (
     identity,
     load_file,
     load_stream,
+    render_lab,
     rendered_objects,
     run,
     tool_env,
@@ -31,11 +31,7 @@ from support.gitops_tree import (
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rendered")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        assert main(["render", LAB, "-o", str(out), "-q"]) == 3
-    return out
+    return render_lab(tmp_path_factory.mktemp("rendered"))
 
 
 @pytest.fixture(scope="module")

@@ -11,15 +11,16 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from fabricgen.cli import main
 from support.gitops_tree import (
     GENERATED_BY,
     LAB,
     REPO,
+    break_nb_port,
     copy_sources,
     identity,
     load_file,
     load_stream,
+    render_lab,
     rendered_objects,
     run,
     tool_env,
@@ -32,11 +33,7 @@ needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kube
 
 @pytest.fixture(scope="module")
 def expected_hq(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    out = tmp_path_factory.mktemp("rendered")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        assert main(["render", LAB, "-o", str(out), "-q"]) == 3
-    return rendered_objects(out / "lab" / "hq")
+    return rendered_objects(render_lab(tmp_path_factory.mktemp("rendered")) / "lab" / "hq")
 
 
 @pytest.fixture
@@ -131,23 +128,19 @@ def test_kpt_eval_with_key_value_arguments_to_stdout(repo: Path, expected_hq: li
 @needs_kpt
 def test_kpt_reports_located_errors_and_fails(repo: Path) -> None:
     package = repo / "deploy" / "kpt" / "lab-hq"
-    fabric = repo / LAB
-    lines = fabric.read_text().splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if "nbPort: 6645" in line)
-    lines[index] = lines[index].replace("6645", "notaport")
-    fabric.write_text("".join(lines))
+    line = break_nb_port(repo / LAB)
     before = tree(package)
     results = repo / "results"
     result = run(["kpt", "fn", "render", "deploy/kpt/lab-hq", "--allow-exec", "--results-dir", str(results)],
                  repo)
     assert result.returncode != 0
     assert tree(package) == before
-    assert f"sites/lab/fabric.yaml:{index + 1}:" in result.stderr
+    assert f"sites/lab/fabric.yaml:{line}:" in result.stderr
     fn_results = load_file(results / "results.yaml")["items"][0]
     assert fn_results["exitCode"] == 1
     [problem] = [r for r in fn_results["results"] if r["severity"] == "error"]
     assert problem["file"]["path"] == LAB
-    assert problem["message"].startswith(f"{LAB}:{index + 1}:")
+    assert problem["message"].startswith(f"{LAB}:{line}:")
     assert "interconnection.database.nbPort" in problem["message"]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support.gitops_tree import BIN, LAB, REPO, load_file, run, tool_env
+from support.gitops_tree import BIN, LAB, REPO, break_nb_port, load_file, run, tool_env
 
 HOOKS = {hook["id"]: hook for hook in load_file(REPO / ".pre-commit-hooks.yaml")}
 
@@ -106,16 +106,12 @@ def test_new_untracked_and_stale_output_fail(consumer: Path) -> None:
 
 
 def test_bad_fabric_fails_with_the_located_error(consumer: Path) -> None:
-    fabric = consumer / LAB
-    lines = fabric.read_text().splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if "nbPort: 6645" in line)
-    lines[index] = lines[index].replace("6645", "notaport")
-    fabric.write_text("".join(lines))
+    line = break_nb_port(consumer / LAB)
     git(consumer, "add", LAB)
     before = git(consumer, "status", "--porcelain")
     result = try_repo(consumer, "fabricgen-render")
     assert result.returncode == 1
-    assert re.search(rf"^{re.escape(LAB)}:{index + 1}:\d+: interconnection\.database\.nbPort: ",
+    assert re.search(rf"^{re.escape(LAB)}:{line}:\d+: interconnection\.database\.nbPort: ",
                      result.stdout, re.MULTILINE), result.stdout
     assert "nothing written" in result.stdout
     assert git(consumer, "status", "--porcelain") == before

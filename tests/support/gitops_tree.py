@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ruamel.yaml import YAML
+
+from fabricgen.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # the venv's bin: fabricgen, pre-commit
@@ -27,6 +30,23 @@ def copy_sources(dst: Path) -> Path:
     for part in ("sites", "deploy"):
         shutil.copytree(REPO / part, dst / part)
     return dst
+
+
+def render_lab(out: Path) -> Path:
+    """Render the lab sample into `out` as `fabricgen render` run from the repository root does."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        assert main(["render", LAB, "-o", str(out), "-q"]) == 3
+    return out
+
+
+def break_nb_port(fabric: Path) -> int:
+    """Make the IC database's nbPort of a copied lab fabric invalid; returns the 1-based line changed."""
+    lines = fabric.read_text().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if "nbPort: 6645" in line)
+    lines[index] = lines[index].replace("6645", "notaport")
+    fabric.write_text("".join(lines))
+    return index + 1
 
 
 def tool_env(**extra: str) -> dict[str, str]:
