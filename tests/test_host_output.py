@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import SITES, build_file
-from fabricgen.deployment_plan import Chassis, chassis
+from fabricgen.deployment_plan import OWNER_KEY, Chassis, chassis
 from fabricgen.pipeline import Build
 from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, OvsdbServers, missing
 
@@ -275,3 +275,5 @@ def test_controller_script_twice(index: int, databases: OvsdbServers, tmp_path: 
         assert nbctl("lsp-get-addresses", port) == "unknown"
         assert nbctl("lsp-get-options", port) == f"network_name={network.physical_network}"
         assert nbctl("lsp-get-ls", port).endswith(f"({network.name})")
+        for table, name in (("Logical_Switch", network.name), ("Logical_Switch_Port", port)):
+            assert nbctl("get", table, name, f"external_ids:{OWNER_KEY}") == f'"central/{deployment.name}"'

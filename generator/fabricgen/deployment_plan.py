@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ipaddress import IPv4Address
+from typing import Literal
 
 from fabricgen.model.consumers import ConsumerBase
 from fabricgen.model.hosts import Host
@@ -15,6 +16,9 @@ from fabricgen.model.ovn import TUNNEL_OVERHEAD, TUNNEL_PORT, OvnDeployment
 
 INTEGRATION_BRIDGE = "br-int"
 LOOPBACK_DEVICE = "lo"
+OWNER_KEY = "fabricgen-owner"
+"""`external_ids` key on every NB row a controller script creates; only rows carrying
+its marker are ever deleted by a script, and only by the script that set it."""
 
 
 def remote(deployment: OvnDeployment, port: int) -> str:
@@ -42,6 +46,11 @@ def listen_target(deployment: OvnDeployment, port: int) -> str:
     if len(members) == 1:
         return f"{passive}:{port}:{members[0].address}"
     return f"{passive}:{port}"
+
+
+def owner_marker(script: Literal["central", "ic"], deployment: OvnDeployment) -> str:
+    """The `OWNER_KEY` value of one deployment's script: `central/<deployment>` or `ic/<deployment>`."""
+    return f"{script}/{deployment.name}"
 
 
 def tunnel_device(host: Host) -> str | None:
@@ -108,6 +117,6 @@ def chassis(deployment: OvnDeployment) -> list[Chassis]:
     return out
 
 
-__all__ = ["INTEGRATION_BRIDGE", "TUNNEL_OVERHEAD", "Chassis", "chassis", "consumer_encapsulation",
-           "consumer_mtu", "listen_target", "nb_remote", "owner", "sb_remote", "tunnel_address",
+__all__ = ["INTEGRATION_BRIDGE", "OWNER_KEY", "TUNNEL_OVERHEAD", "Chassis", "chassis", "consumer_encapsulation",
+           "consumer_mtu", "listen_target", "nb_remote", "owner", "owner_marker", "sb_remote", "tunnel_address",
            "tunnel_device", "tunnel_port"]

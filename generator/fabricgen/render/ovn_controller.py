@@ -2,14 +2,16 @@
 
 - `configure-ovn-central.sh`: NB/SB `set-connection` (only when it differs, so a
   second run changes nothing) and the provider networks (`--may-exist` localnet
-  switches and ports). Honours OVN_NB_DB / OVN_SB_DB.
+  switches and ports, marked `fabricgen-owner=central/<deployment>`); marked
+  switches and ports that fabric.yaml no longer lists are deleted. Honours
+  OVN_NB_DB / OVN_SB_DB.
 - `ovn-central.nft`: an nftables table that lets only the client networks (and,
   for raft, the other members) reach the database ports.
 """
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import listen_target
+from fabricgen.deployment_plan import OWNER_KEY, listen_target, owner_marker
 from fabricgen.model.ovn import OvnDeployment
 from fabricgen.plan import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
@@ -41,6 +43,8 @@ def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> st
         sb_target=listen_target(deployment, db.sb_port),
         probe=db.inactivity_probe,
         provider_networks=_provider_networks(deployment),
+        owner_key=OWNER_KEY,
+        owner=owner_marker("central", deployment),
     )
 
 

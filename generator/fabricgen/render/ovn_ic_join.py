@@ -5,14 +5,18 @@
   transit switch port `<ts>-<az>` of type router, the gateway chassis in priority
   order and, with explicit routing, static routes to every other AZ through its
   transit address. Everything is compared before it is written, so a second run
-  changes nothing. Honours OVN_NB_DB, OVN_SB_DB, OVN_IC_NB_DB and OVN_IC_SB_DB.
+  changes nothing. The ports and routes are marked `fabricgen-owner=ic/<deployment>`;
+  marked ones that the fabric no longer yields are deleted. Honours OVN_NB_DB,
+  OVN_SB_DB, OVN_IC_NB_DB and OVN_IC_SB_DB.
 - `ovn-ic.service.d/10-fabricgen.conf`: the systemd drop-in that starts ovn-ic
   against the deployment's NB/SB and the fabric's IC database.
 """
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import nb_remote, sb_remote
+from ipaddress import IPv4Network
+
+from fabricgen.deployment_plan import OWNER_KEY, nb_remote, owner_marker, sb_remote
 from fabricgen.join_plan import DeploymentJoin
 from fabricgen.plan import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
@@ -36,6 +40,11 @@ def systemd_word(value: object) -> str:
     return f'"{escaped}"'
 
 
+def ovn_prefix(cidr: IPv4Network) -> str:
+    """`ip_prefix` as `lr-route-add` stores it: a /32 as the bare address."""
+    return str(cidr.network_address) if cidr.prefixlen == cidr.max_prefixlen else str(cidr)
+
+
 def _explain_routes(join: DeploymentJoin) -> str:
     if join.auto_route:
         return "lets ovn-ic exchange routes (autoRoute)"
@@ -57,11 +66,14 @@ def script(plan: Plan, join: DeploymentJoin, host: str) -> str:
         mac=join.mac,
         network=str(join.network),
         gateway_chassis=join.gateway_chassis,
-        routes=join.routes,
+        routes=[{"prefix": ovn_prefix(r.cidr), "next_hop": str(r.next_hop), "via_zone": r.via_zone}
+                for r in join.routes],
         explain_routes=_explain_routes(join),
         auto_route=join.auto_route,
         ic_nb=join.ic_nb_remote,
         ic_sb=join.ic_sb_remote,
+        owner_key=OWNER_KEY,
+        owner=owner_marker("ic", join.deployment),
     )
 
 

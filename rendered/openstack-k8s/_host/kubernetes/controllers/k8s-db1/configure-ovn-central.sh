@@ -4,7 +4,9 @@
 #
 # OVN deployment kubernetes: northbound/southbound connections and provider
 # networks, run on controller k8s-db1 (10.20.1.10). Safe to run any number
-# of times: unchanged settings are left alone, existing objects are kept.
+# of times: unchanged settings are left alone. The provider network switches and ports
+# get external_ids:fabricgen-owner=central/kubernetes; marked ones that are no longer
+# provider networks of the deployment are deleted. Rows without that marker are never deleted.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets). The firewall for the DB ports is ovn-central.nft
 # beside this script (`nft -f ovn-central.nft`).
@@ -16,6 +18,26 @@ nbctl() {
 
 sbctl() {
     ovn-sbctl "$@"
+}
+
+owner_key=fabricgen-owner
+owner=central/kubernetes
+
+# Mark one NB row (table, name) as this script's, unless it already is.
+claim() {
+    if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
+        nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
+    fi
+}
+
+# `uuid,name` of every row of a table that carries this script's marker.
+marked() {
+    nbctl --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
+}
+
+# Whether a newline-separated list holds a word.
+listed() {
+    printf '%s\n' "$1" | grep -qxF -- "$2"
 }
 
 # set-connection replaces the Connection row, so only call it when something differs.
@@ -32,6 +54,24 @@ nbctl init
 sbctl init
 ensure_connection nbctl ptcp:6641:10.20.1.10 60000
 ensure_connection sbctl ptcp:6642:10.20.1.10 60000
+
+# Marked ports and switches that are no longer provider networks: the ports first, then each
+# switch unless ports of others (unmarked) are on it.
+want_switches=$(printf '%s\n')
+want_ports=$(printf '%s\n')
+rows=$(marked Logical_Switch_Port)
+for row in $rows; do
+    listed "$want_ports" "${row#*,}" || nbctl lsp-del "${row%%,*}"
+done
+rows=$(marked Logical_Switch)
+for row in $rows; do
+    listed "$want_switches" "${row#*,}" && continue
+    if [ -z "$(nbctl --bare --columns=ports list Logical_Switch "${row%%,*}")" ]; then
+        nbctl ls-del "${row%%,*}"
+    else
+        echo "$0: switch ${row#*,} is no longer a provider network but holds ports of others; kept" >&2
+    fi
+done
 
 echo "NB connection: $(nbctl get-connection)"
 echo "SB connection: $(sbctl get-connection)"

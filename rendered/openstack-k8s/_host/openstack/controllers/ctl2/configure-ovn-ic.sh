@@ -7,7 +7,10 @@
 # openstack-ts (169.254.100.200/24) and adds 1 static route(s) to the other AZs.
 # Run on controller ctl2 (or any member: the databases are shared) once ovn-ic runs
 # with the settings in ovn-ic.service.d/ beside this script. Safe to run any number of
-# times: every setting is compared before it is written, existing objects are kept.
+# times: every setting is compared before it is written. The ports and static routes get
+# external_ids:fabricgen-owner=ic/openstack; marked ones that the fabric no longer
+# yields are deleted. Rows without that marker (the router's other routes, ports of other
+# platforms, routes ovn-ic learns) are never deleted.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets); OVN_IC_NB_DB and OVN_IC_SB_DB other IC databases
 # (default: the fabric's IC database members).
@@ -27,8 +30,43 @@ lsp=ts-openstack
 mac=0e:2b:85:f1:86:f0
 network=169.254.100.200/24
 
+owner_key=fabricgen-owner
+owner=ic/openstack
+
 nbctl() {
     ovn-nbctl "$@"
+}
+
+# Mark one NB row (table, name or UUID) as this script's, unless it already is.
+claim() {
+    if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
+        nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
+    fi
+}
+
+# `uuid,name` of every row of a table that carries this script's marker.
+marked() {
+    nbctl --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
+}
+
+# Whether a newline-separated list holds a line.
+listed() {
+    printf '%s\n' "$1" | grep -qxF -- "$2"
+}
+
+# The router's dst-ip route PREFIX via NEXTHOP in the main route table, marked as this
+# script's; created, marker included, when the router has none.
+ensure_route() {
+    on_router=$(nbctl get Logical_Router "$router" static_routes)
+    found=$(nbctl --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
+        'policy!=src-ip' 'route_table=""')
+    for uuid in $found; do
+        case $on_router in
+            *"$uuid"*) claim Logical_Router_Static_Route "$uuid"; return ;;
+        esac
+    done
+    nbctl -- --id=@route create Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
+        "external_ids:$owner_key=\"$owner\"" -- add Logical_Router "$router" static_routes @route >/dev/null
 }
 
 # The value of one NB_Global option, empty when unset.
@@ -56,10 +94,12 @@ if [ "$(nbctl --bare --columns=mac,networks find Logical_Router_Port "name=\"$lr
     nbctl --if-exists lrp-del "$lrp"
     nbctl lrp-add "$router" "$lrp" "$mac" "$network"
 fi
+claim Logical_Router_Port "$lrp"
 
 # Wait (bounded) until ovn-ic has created the transit switch in this NB.
 nbctl --timeout=60 wait-until Logical_Switch "$ts"
 nbctl --may-exist lsp-add "$ts" "$lsp"
+claim Logical_Switch_Port "$lsp"
 [ "$(nbctl lsp-get-type "$lsp")" = router ] || nbctl lsp-set-type "$lsp" router
 [ "$(nbctl lsp-get-addresses "$lsp")" = router ] || nbctl lsp-set-addresses "$lsp" router
 # One key only: ovn-ic keeps options:requested-tnl-key on this port.
@@ -79,7 +119,32 @@ if [ "$have_gw" != "$want_gw" ]; then
 fi
 
 # Routes to the other availability zones through their transit addresses.
-nbctl --may-exist lr-route-add "$router" 10.128.0.0/14 169.254.100.201  # k8s-prod-az
+ensure_route 10.128.0.0/14 169.254.100.201  # k8s-prod-az
+
+# Marked routes the fabric no longer yields (or on another router), then marked ports other
+# than $lrp and $lsp (left by a renamed AZ or transit switch).
+want_routes=$(printf '%s\n' '10.128.0.0/14 169.254.100.201')
+router_uuid=$(nbctl get Logical_Router "$router" _uuid)
+rows=$(nbctl --format=csv --data=bare --no-headings --columns=_uuid,ip_prefix,nexthop \
+    find Logical_Router_Static_Route "external_ids:$owner_key=\"$owner\"")
+for row in $rows; do
+    uuid=${row%%,*} hop=${row##*,} prefix=${row#*,}
+    prefix=${prefix%,*}
+    holders=$(nbctl --bare --columns=_uuid find Logical_Router "static_routes{>=}$uuid")
+    for lr in $holders; do
+        if [ "$lr" != "$router_uuid" ] || ! listed "$want_routes" "$prefix $hop"; then
+            nbctl remove Logical_Router "$lr" static_routes "$uuid"
+        fi
+    done
+done
+rows=$(marked Logical_Router_Port)
+for row in $rows; do
+    [ "${row#*,}" = "$lrp" ] || nbctl lrp-del "${row%%,*}"
+done
+rows=$(marked Logical_Switch_Port)
+for row in $rows; do
+    [ "${row#*,}" = "$lsp" ] || nbctl lsp-del "${row%%,*}"
+done
 
 # The gateway chassis need ovn-is-interconn=true (configure-ovn-host.sh sets it).
 interconn=$(ovn-sbctl --timeout=10 --bare --columns=name find Chassis other_config:is-interconn=true || true)

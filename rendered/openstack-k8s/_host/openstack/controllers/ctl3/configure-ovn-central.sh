@@ -4,7 +4,9 @@
 #
 # OVN deployment openstack: northbound/southbound connections and provider
 # networks, run on controller ctl3 (10.20.0.13). Safe to run any number
-# of times: unchanged settings are left alone, existing objects are kept.
+# of times: unchanged settings are left alone. The provider network switches and ports
+# get external_ids:fabricgen-owner=central/openstack; marked ones that are no longer
+# provider networks of the deployment are deleted. Rows without that marker are never deleted.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets). The firewall for the DB ports is ovn-central.nft
 # beside this script (`nft -f ovn-central.nft`).
@@ -16,6 +18,26 @@ nbctl() {
 
 sbctl() {
     ovn-sbctl "$@"
+}
+
+owner_key=fabricgen-owner
+owner=central/openstack
+
+# Mark one NB row (table, name) as this script's, unless it already is.
+claim() {
+    if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
+        nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
+    fi
+}
+
+# `uuid,name` of every row of a table that carries this script's marker.
+marked() {
+    nbctl --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
+}
+
+# Whether a newline-separated list holds a word.
+listed() {
+    printf '%s\n' "$1" | grep -qxF -- "$2"
 }
 
 # set-connection replaces the Connection row, so only call it when something differs.
@@ -35,11 +57,31 @@ ensure_connection sbctl ptcp:6642 60000
 
 # Provider network public: localnet port public-external on physnet1.
 nbctl --may-exist ls-add public
+claim Logical_Switch public
 nbctl --may-exist lsp-add public public-external
+claim Logical_Switch_Port public-external
 nbctl lsp-set-type public-external localnet
 nbctl lsp-set-addresses public-external unknown
 nbctl lsp-set-options public-external network_name=physnet1
 nbctl clear Logical_Switch_Port public-external tag
+
+# Marked ports and switches that are no longer provider networks: the ports first, then each
+# switch unless ports of others (unmarked) are on it.
+want_switches=$(printf '%s\n' public)
+want_ports=$(printf '%s\n' public-external)
+rows=$(marked Logical_Switch_Port)
+for row in $rows; do
+    listed "$want_ports" "${row#*,}" || nbctl lsp-del "${row%%,*}"
+done
+rows=$(marked Logical_Switch)
+for row in $rows; do
+    listed "$want_switches" "${row#*,}" && continue
+    if [ -z "$(nbctl --bare --columns=ports list Logical_Switch "${row%%,*}")" ]; then
+        nbctl ls-del "${row%%,*}"
+    else
+        echo "$0: switch ${row#*,} is no longer a provider network but holds ports of others; kept" >&2
+    fi
+done
 
 echo "NB connection: $(nbctl get-connection)"
 echo "SB connection: $(sbctl get-connection)"
