@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 
 SETTINGS = ("ZONE", "FABRIC")
@@ -36,7 +37,7 @@ FABRIC_NAMES = ("fabric.yaml", "fabric.yml")
 class PluginSettingsError(FabricgenError):
     """The Application's plugin settings are wrong: a typo, a conflict or a bad path."""
 
-    exit_code = 2
+    exit_code = exit_codes.USAGE
 
 
 @dataclass(frozen=True)

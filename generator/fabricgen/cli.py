@@ -13,14 +13,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricgen import __version__
-
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-EXIT_CHANGED = 3
-EXIT_INTERNAL = 4
-EXIT_INTERRUPTED = 130
+from fabricgen import __version__, exit_codes
 
 EPILOG = """\
 exit codes:
@@ -144,13 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InvalidFabricError as exc:
         sys.stderr.write(report.format_diagnostics(exc.diagnostics, getattr(args, "fmt", "text")))
         sys.stderr.write(f"fabricgen: {report.summary(exc.diagnostics)}; nothing written\n")
-        return EXIT_INVALID
+        return exit_codes.INVALID
     except FabricgenError as exc:
         sys.stderr.write(f"fabricgen: error: {exc}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("fabricgen: interrupted\n")
-        return EXIT_INTERRUPTED
+        return exit_codes.INTERRUPTED
     except Exception as exc:
         if os.environ.get("FABRICGEN_DEBUG"):
             traceback.print_exc()
@@ -158,4 +151,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"fabricgen: internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in fabricgen; set FABRICGEN_DEBUG=1 for the traceback and report it.\n"
         )
-        return EXIT_INTERNAL
+        return exit_codes.INTERNAL

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fabricgen import exit_codes
 from fabricgen.diagnostics import Diagnostic
 
 
 class FabricgenError(Exception):
     """A problem the user can fix; the CLI prints it without a traceback."""
 
-    exit_code = 1
+    exit_code = exit_codes.INVALID
 
 
 class InvalidFabricError(FabricgenError):

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from fabricgen import exit_codes
 from fabricgen import resource_list as rl
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import load_text, render
@@ -55,7 +56,7 @@ ZONE_HINT = "set spec.zone in the FabricGenerator"
 class FunctionConfigError(FabricgenError):
     """The functionConfig is missing, of the wrong kind, or has unknown or bad fields."""
 
-    exit_code = 2
+    exit_code = exit_codes.USAGE
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 
+from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import Build
 from fabricgen.render.artifacts import KubeObject
@@ -18,7 +19,7 @@ from fabricgen.render.artifacts import KubeObject
 class ZoneError(FabricgenError):
     """No zone, an unknown zone, or a zone without Kubernetes objects."""
 
-    exit_code = 2
+    exit_code = exit_codes.USAGE
 
 
 def zone_names(build: Build) -> list[str]:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from fabricgen import argocd_plugin, report
+from fabricgen import argocd_plugin, exit_codes, report
 from fabricgen.errors import InvalidFabricError
 from fabricgen.manifest_yaml import dump_all
 from fabricgen.pipeline import load_text, render
@@ -32,7 +32,7 @@ def run(*, cwd: Path, environ: Mapping[str, str]) -> int:
         fabric, _source, warnings = load_text(fabric_path.read_text(encoding="utf-8"), name)
     except InvalidFabricError as exc:
         _errors(exc)
-        return 1
+        return exit_codes.INVALID
     except (OSError, UnicodeDecodeError) as exc:
         raise argocd_plugin.PluginSettingsError(f"{name}: cannot read: {exc}") from exc
     build = render(fabric, name)

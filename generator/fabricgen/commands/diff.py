@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fabricgen import report, review
+from fabricgen import exit_codes, report, review
 from fabricgen.gitdiff import read_at
 from fabricgen.pipeline import Build, build, load_text, render
 from fabricgen.source import display_name
@@ -32,4 +32,4 @@ def run(*, fabric: Path, base: str, fmt: str) -> int:
         sys.stdout.write(review.markdown(items, f"fabricgen: {display_name(fabric)} against {base}") + "\n")
     else:
         sys.stdout.writelines(review.plain(items))
-    return 3 if items else 0
+    return exit_codes.CHANGED if items else 0

@@ -11,12 +11,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricgen import emit, report
+from fabricgen import emit, exit_codes, report
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import Build, load, render
-
-EXIT_CHANGED = 3
 
 
 def build_all(paths: Sequence[Path]) -> tuple[list[Build], list[Diagnostic]]:
@@ -49,7 +47,7 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
         sys.stderr.write(report.format_diagnostics(found, fmt))
     if any(d.is_error for d in found):
         sys.stderr.write(f"fabricgen: {report.summary(found)}; nothing written\n")
-        return 1
+        return exit_codes.INVALID
     changed = False
     for result in builds:
         changes = emit.diff(output, result) if check else emit.write(output, result)
@@ -63,4 +61,4 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
         sys.stderr.write("fabricgen: rendered output changed; review and stage it\n")
     elif not quiet:
         sys.stderr.write(f"fabricgen: {output} is up to date\n")
-    return EXIT_CHANGED if changed else 0
+    return exit_codes.CHANGED if changed else 0

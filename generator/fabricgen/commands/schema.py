@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from fabricgen import exit_codes
 from fabricgen.model import Fabric
 
 SCHEMA_ID = "https://fabricgen.io/schemas/fabric.schema.json"
@@ -26,4 +27,4 @@ def run(*, output: Path | None) -> int:
         return 0
     output.write_text(text, encoding="utf-8")
     sys.stderr.write(f"fabricgen: wrote {output}\n")
-    return 3
+    return exit_codes.CHANGED

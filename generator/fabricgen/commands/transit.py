@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from fabricgen import icsb_show, report
+from fabricgen import exit_codes, icsb_show, report
 from fabricgen.errors import FabricgenError, InvalidFabricError
 from fabricgen.model import Fabric
 from fabricgen.pipeline import load, load_text
 from fabricgen.source import Source
 from fabricgen.source_write import EditPath, set_scalars, write_text
 
-EXIT_DIFFER = 3
 KEY = "transitAddress"
 INSERT_AFTER = ("gatewayNodes", "platform", "name")
 
@@ -145,7 +144,7 @@ def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO
         doc = {"fabric": source.name, "show": show_name, "transitSwitch": ts, "differ": differ,
                "written": written, "zones": [r.as_dict() for r in reports], "unknownZones": extra}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-        return EXIT_DIFFER if differ else 0
+        return exit_codes.CHANGED if differ else 0
     _text(source, reports, extra, ts, sys.stdout)
     sys.stdout.flush()
     if write and _write(fabric, source, reports):
@@ -156,4 +155,4 @@ def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO
         sys.stderr.write(f"fabricgen: transit addresses in {source.name} differ from {show_name}{hint}\n")
     else:
         sys.stderr.write(f"fabricgen: transit addresses match ({len(reports)} zone(s))\n")
-    return EXIT_DIFFER if differ else 0
+    return exit_codes.CHANGED if differ else 0

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricgen import report
+from fabricgen import exit_codes, report
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import load
@@ -35,4 +35,4 @@ def run(*, fabrics: Sequence[Path], fmt: str) -> int:
             sys.stderr.write(f"fabricgen: {report.summary(found)}; nothing written\n")
         else:
             sys.stderr.write(f"fabricgen: {len(fabrics)} fabric(s) valid ({report.summary(found)})\n")
-    return 1 if failed else 0
+    return exit_codes.INVALID if failed else 0

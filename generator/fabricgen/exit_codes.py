@@ -1,0 +1,9 @@
+"""fabricgen's exit codes, as the README and `fabricgen --help` list them (0 is success)."""
+
+from __future__ import annotations
+
+INVALID = 1  # invalid fabric (every problem reported, nothing written), or unusable output path
+USAGE = 2  # usage error: arguments (argparse), plugin settings, functionConfig, zone choice
+CHANGED = 3  # render changed files, --check found them stale, diff found changes, transit found stale addresses
+INTERNAL = 4  # a bug in fabricgen
+INTERRUPTED = 130
