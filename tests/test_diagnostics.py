@@ -413,3 +413,19 @@ def test_fg004_two_fabrics_one_site(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         "both would own rendered/t/; give each fabric its own metadata.name [FG004]"
     )
     assert not (tmp_path / "rendered").exists()
+
+
+def test_fg004_validate_reports_it_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "fabric.yaml").write_text(BASE, encoding="utf-8")
+    assert main(["validate", "one/fabric.yaml", "two/fabric.yaml", "--format", "text"]) == 1
+    err = capsys.readouterr().err
+    line = next(i for i, text in enumerate(BASE.splitlines(), 1) if text.strip().startswith("name: t"))
+    assert err.splitlines()[0] == (
+        f"two/fabric.yaml:{line}:9: metadata.name: site 't' is also rendered by one/fabric.yaml; "
+        "both would own rendered/t/; give each fabric its own metadata.name [FG004]"
+    )
+    assert not (tmp_path / "rendered").exists()

@@ -63,6 +63,31 @@ def load(path: Path) -> tuple[Fabric, Source, list[Diagnostic]]:
     return check(*read(path))
 
 
+def load_all(paths: Iterable[Path]) -> tuple[list[tuple[Fabric, Source]], list[Diagnostic]]:
+    """Load several fabrics; every problem of every fabric is collected, and two fabrics
+    that claim one site (one output directory) are refused (FG004)."""
+    loaded: list[tuple[Fabric, Source]] = []
+    found: list[Diagnostic] = []
+    owners: dict[str, str] = {}
+    for path in paths:
+        try:
+            fabric, source, warnings = load(path)
+        except InvalidFabricError as exc:
+            found.extend(exc.diagnostics)
+            continue
+        found.extend(warnings)
+        site = fabric.metadata.name
+        if site in owners:
+            found.append(source.diagnostic(
+                ("metadata", "name"),
+                f"site {site!r} is also rendered by {owners[site]}; both would own "
+                f"rendered/{site}/; give each fabric its own metadata.name", "FG004", value=True))
+            continue
+        owners[site] = source.name
+        loaded.append((fabric, source))
+    return loaded, found
+
+
 def load_text(text: str, name: str) -> tuple[Fabric, Source, list[Diagnostic]]:
     return check(*parse(text, name))
 

@@ -13,32 +13,13 @@ from pathlib import Path
 
 from fabricgen import emit, exit_codes, report
 from fabricgen.diagnostics import Diagnostic
-from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import Build, load, render
+from fabricgen.pipeline import Build, load_all, render
 
 
 def build_all(paths: Sequence[Path]) -> tuple[list[Build], list[Diagnostic]]:
     """Validate and render every fabric; all problems of all fabrics are collected."""
-    builds: list[Build] = []
-    found: list[Diagnostic] = []
-    owners: dict[str, str] = {}
-    for path in paths:
-        try:
-            fabric, source, warnings = load(path)
-        except InvalidFabricError as exc:
-            found.extend(exc.diagnostics)
-            continue
-        found.extend(warnings)
-        site = fabric.metadata.name
-        if site in owners:
-            found.append(source.diagnostic(
-                ("metadata", "name"),
-                f"site {site!r} is also rendered by {owners[site]}; both would own "
-                f"rendered/{site}/; give each fabric its own metadata.name", "FG004", value=True))
-            continue
-        owners[site] = source.name
-        builds.append(render(fabric, source.name))
-    return builds, found
+    loaded, found = load_all(paths)
+    return [render(fabric, source.name) for fabric, source in loaded], found
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool) -> int:

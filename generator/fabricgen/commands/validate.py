@@ -7,24 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fabricgen import exit_codes, report
-from fabricgen.diagnostics import Diagnostic
-from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import load
-
-
-def collect(paths: Sequence[Path]) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
-    for path in paths:
-        try:
-            _fabric, _source, warnings = load(path)
-            found.extend(warnings)
-        except InvalidFabricError as exc:
-            found.extend(exc.diagnostics)
-    return found
+from fabricgen.pipeline import load_all
 
 
 def run(*, fabrics: Sequence[Path], fmt: str) -> int:
-    found = collect(fabrics)
+    _loaded, found = load_all(fabrics)
     out = report.format_diagnostics(found, fmt)
     failed = any(d.is_error for d in found)
     if report.resolve(fmt) == "json":
