@@ -55,6 +55,11 @@ class Databases(Section):
     inactivity_probe: int = Field(default=60000, ge=0)
     """`set-connection --inactivity-probe` in ms (0 disables)."""
 
+    @property
+    def ssl_in_use(self) -> Ssl | None:
+        """The certificates clients need: only with `protocol: ssl`."""
+        return self.ssl if self.protocol == "ssl" else None
+
 
 class ProviderNetwork(Section):
     """A localnet logical switch that bridges the overlay onto a physical network."""

@@ -78,7 +78,7 @@ def script(plan: Plan, item: Chassis) -> str:
         address=str(item.address),
         settings=[_setting(k, v) for k, v in wanted.items()],
         removed=removed,
-        ssl=db.ssl if db.protocol == "ssl" else None,
+        ssl=db.ssl_in_use,
     )
 
 

@@ -39,7 +39,7 @@ def ini(plan: Plan, deployment: OvnDeployment, cloud: OpenStackCloud) -> str:
         vni_ranges=cloud.vni_ranges,
         nb=nb_remote(deployment),
         sb=sb_remote(deployment),
-        ssl=db.ssl if db.protocol == "ssl" else None,
+        ssl=db.ssl_in_use,
         l3_scheduler=cloud.l3_scheduler,
         metadata="True" if cloud.metadata else "False",
         distributed_fip="True" if cloud.distributed_floating_ips else "False",

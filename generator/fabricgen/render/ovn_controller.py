@@ -38,7 +38,7 @@ def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> st
         deployment=deployment.name,
         host=host,
         address=address,
-        ssl=db.ssl if db.protocol == "ssl" else None,
+        ssl=db.ssl_in_use,
         nb_target=listen_target(deployment, db.nb_port),
         sb_target=listen_target(deployment, db.sb_port),
         probe=db.inactivity_probe,

@@ -79,7 +79,7 @@ def script(plan: Plan, join: DeploymentJoin, host: str) -> str:
 
 def drop_in(plan: Plan, join: DeploymentJoin, host: str) -> str:
     db = join.deployment.databases
-    ssl = db.ssl if db.protocol == "ssl" else None
+    ssl = db.ssl_in_use
     return render_template(
         "ovn-ic.service.conf.j2",
         header=header(plan),

@@ -49,7 +49,7 @@ def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluste
         service_cidr=str(cluster.service_cidr),
         nb=nb_remote(deployment),
         sb=sb_remote(deployment),
-        ssl=db.ssl if db.protocol == "ssl" else None,
+        ssl=db.ssl_in_use,
         gateway_mode=cluster.gateway_mode,
         gateway_interface=cluster.gateway_interface,
     )
