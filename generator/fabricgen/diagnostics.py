@@ -5,6 +5,7 @@ Loaders and rules collect them; `report` formats them; nothing here prints.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -43,12 +44,21 @@ class Finding:
     severity: Severity = Severity.ERROR
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
 def format_path(path: Path) -> str:
-    """`('zones', 0, 'backbone', 'cidr')` -> `zones[0].backbone.cidr`."""
+    """`('zones', 0, 'backbone', 'cidr')` -> `zones[0].backbone.cidr`.
+
+    A key that is not a plain name (a typo with a space, a colon or a line break in it)
+    is shown quoted, `zones[0]['a: b']`, so the path stays one unambiguous line.
+    """
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not _PLAIN_KEY.fullmatch(part):
+            out += f"[{part!r}]"
         else:
-            out += f".{part}" if out else str(part)
+            out += f".{part}" if out else part
     return out or "(document)"

@@ -69,10 +69,11 @@ def display_name(path: Path) -> str:
 
 
 def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
-    """Parse YAML text; syntax errors and duplicate keys come back as diagnostics."""
+    """Parse YAML text; syntax errors, duplicate keys, tags and alias bombs come back as diagnostics."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
@@ -90,20 +91,167 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
+        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
         return None, [
             Diagnostic(name, line, col, "(document)",
                        f"YAML syntax error: {problem}; fix the syntax at this position", "FG001")
         ]
+    except ReaderError as exc:
+        line, col = _position(text, exc.position)
+        escape = f"\\x{exc.character:02x}" if exc.character < 0x100 else f"\\u{exc.character:04x}"
+        return None, [
+            Diagnostic(name, line, col, "(document)",
+                       f"character U+{exc.character:04X} is not allowed in YAML; remove it, or write it "
+                       f"as the escape {escape} inside a double-quoted string", "FG001")
+        ]
+    except RecursionError:
+        # The composer and constructor recurse once per level; find the level from the
+        # (iterative) event stream instead.
+        line, col = _too_deep(text)
+        return None, [Diagnostic(name, line, col, "(document)", _TOO_DEEP, "FG001")]
     except YAMLError as exc:  # pragma: no cover - ruamel raises marked errors for text input
-        return None, [Diagnostic(name, 1, 1, "(document)", f"YAML error: {exc}", "FG001")]
+        problem = " ".join(str(exc).split())
+        return None, [Diagnostic(name, 1, 1, "(document)", f"YAML error: {problem}", "FG001")]
     if len(docs) != 1:
         return None, [
             Diagnostic(name, 1, 1, "(document)",
                        f"expected exactly one YAML document, found {len(docs)}; "
                        "keep one Fabric per file", "FG001")
         ]
+    shape = _shape_problem(docs[0])
+    if shape is not None:
+        path, (line, col), message = shape
+        return None, [Diagnostic(name, line, col, format_path(path), message, "FG001")]
     return Source(name=name, data=docs[0], text=text), []
+
+
+# A fabric nests a few levels deep and shares values with aliases at most a few times;
+# past these limits the document is refused before anything walks or validates it.
+MAX_DEPTH = 64
+MAX_ALIAS_NODES = 100_000
+_TOO_DEEP = (f"YAML nesting is deeper than {MAX_DEPTH} levels; a fabric needs far fewer; "
+             "close the open lists and mappings")
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset, counting line breaks as ruamel's YAML 1.2
+    reader does (LF, CR and CRLF)."""
+    before = text[:offset].replace("\r\n", "\n").replace("\r", "\n")
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Where the nesting first exceeds MAX_DEPTH, read from the parser's event stream."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    for event in YAML(typ="rt").parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event.start_mark.line + 1, event.start_mark.column + 1
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return 1, 1  # pragma: no cover - only called when the loader ran out of stack
+
+
+_CORE_TAG = "tag:yaml.org,2002:"
+_TAGGED_TYPES = {"CommentedSet": "!!set", "CommentedOrderedMap": "!!omap", "bytes": "!!binary"}
+
+
+def _tag(node: Any) -> str | None:
+    """The explicit tag of a loaded node, if it has one (plain YAML has none)."""
+    name = _TAGGED_TYPES.get(type(node).__name__)
+    if name is not None:
+        return name
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", tag)
+    if not isinstance(value, str) or not value:
+        return None
+    return "!!" + value[len(_CORE_TAG):] if value.startswith(_CORE_TAG) else value
+
+
+def _edges(node: Any) -> list[tuple[str | int, tuple[int, int] | None, Any]]:
+    """(key, 1-based position of the value, value) for every child of a mapping or sequence."""
+    lc = getattr(node, "lc", None)
+    items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+    out: list[tuple[str | int, tuple[int, int] | None, Any]] = []
+    for key, value in items:
+        pos = None
+        try:
+            raw = None if lc is None else lc.value(key) if isinstance(node, dict) else lc.item(key)
+            if raw is not None and raw[0] is not None:
+                pos = (raw[0] + 1, raw[1] + 1)
+        except (KeyError, IndexError, TypeError):
+            pass  # a key brought in by a merge key (<<) has no position of its own
+        out.append((key if isinstance(key, (str, int)) else str(key), pos, value))
+    return out
+
+
+def _shape_problem(data: Any) -> tuple[ModelPath, tuple[int, int], str] | None:
+    """Explicit tags, nesting deeper than MAX_DEPTH, recursive aliases, and aliases that
+    expand the document by more than MAX_ALIAS_NODES nodes (a "billion laughs").
+
+    One iterative walk; a node shared through an alias is walked once, its expanded
+    size and height remembered, so a bomb is measured without being expanded.
+    """
+    lc = getattr(data, "lc", None)
+    root_pos = (lc.line + 1, lc.col + 1) if lc is not None and lc.line is not None else (1, 1)
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()
+    extra = 0
+    # frame: node, its path, its position, remaining edges, expanded size so far, height so far
+    stack: list[tuple[Any, ModelPath, tuple[int, int], list[Any], list[int]]] = []
+
+    def enter(node: Any, path: ModelPath, pos: tuple[int, int]) -> None:
+        open_.add(id(node))
+        stack.append((node, path, pos, _edges(node)[::-1], [1, 0]))
+
+    if _tag(data) is not None:
+        return (), root_pos, f"explicit YAML tag {_tag(data)} is not supported in a fabric; remove it"
+    if isinstance(data, (dict, list)):
+        enter(data, (), root_pos)
+    while stack:
+        node, path, pos, edges, acc = stack[-1]
+        if not edges:
+            stack.pop()
+            open_.discard(id(node))
+            size[id(node)], height[id(node)] = acc
+            if stack:
+                parent = stack[-1][4]
+                parent[0] += acc[0]
+                parent[1] = max(parent[1], acc[1] + 1)
+            continue
+        key, child_pos, child = edges.pop()
+        child_path = (*path, key)
+        where = child_pos or pos
+        tag = _tag(child)
+        if tag is not None:
+            return child_path, where, (f"explicit YAML tag {tag} is not supported in a fabric; remove it "
+                                       "(quote the value if it must be a string)")
+        if not isinstance(child, (dict, list)):
+            acc[0] += 1
+            continue
+        if id(child) in open_:  # pragma: no cover - ruamel loads a recursive alias as null today
+            return child_path, where, ("this alias refers to a mapping or list that contains it, which "
+                                       "would make the fabric infinite; write the value out instead")
+        if id(child) in size:  # an alias of a node walked before
+            extra += size[id(child)]
+            acc[0] += size[id(child)]
+            acc[1] = max(acc[1], height[id(child)] + 1)
+            if extra > MAX_ALIAS_NODES:
+                return child_path, where, (f"aliases expand the document by more than {MAX_ALIAS_NODES} "
+                                           "nodes; a fabric shares values a few times at most; write "
+                                           "the values out instead of nesting aliases")
+            if len(stack) + 1 + height[id(child)] > MAX_DEPTH:
+                return child_path, where, _TOO_DEEP
+            continue
+        if len(stack) + 1 > MAX_DEPTH:
+            return child_path, where, _TOO_DEEP
+        enter(child, child_path, where)
+    return None
 
 
 def _duplicate_key(exc: Exception) -> str:
@@ -120,8 +268,14 @@ def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, [Diagnostic(name, 1, 1, "(document)", "file not found", "FG000")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Diagnostic(name, 1, 1, "(document)", f"cannot read file: {exc}", "FG000")]
+    except UnicodeDecodeError as exc:
+        before = exc.object[: exc.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
+        return None, [Diagnostic(name, line, col, "(document)",
+                                 f"byte 0x{exc.object[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+                                 "FG000")]
+    except OSError as exc:
+        return None, [Diagnostic(name, 1, 1, "(document)", f"cannot read file: {exc.strerror or exc}", "FG000")]
     return parse(text, name)
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from fabricgen import rules
-from fabricgen.diagnostics import Diagnostic
+from fabricgen.diagnostics import Diagnostic, format_path
 from fabricgen.model import Fabric
+from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
+from fabricgen.model.hosts import IFNAME
 from fabricgen.source import Source
 
 
@@ -40,9 +43,21 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
+_SHOWN = 80
+
+
+def _shown(value: Any) -> str:
+    """A value as messages quote it: repr (escapes every control character), cut short."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
+
+
 def _message(error: Any) -> str:
     kind = error["type"]
     loc = tuple(error["loc"])
+    if kind == "invalid_key":
+        return (f"key {_shown(error.get('input'))} is not a field name: every key of a fabric is a "
+                "string such as 'name'; fix or remove it")
     if kind == "extra_forbidden":
         model = _model_at(loc)
         key = str(loc[-1])
@@ -55,18 +70,24 @@ def _message(error: Any) -> str:
     if kind == "missing":
         return f"required field {loc[-1]!r} is missing; add it"
     if kind == "string_pattern_mismatch":
-        value = error.get("input")
-        return (f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
-                "starting and ending with a letter or digit")
+        pattern = error.get("ctx", {}).get("pattern", "")
+        if pattern in (DNS_LABEL, DNS_SUBDOMAIN):
+            return (f"{_shown(error.get('input'))} is not a valid name: use lower-case letters, digits and '-', "
+                    "starting and ending with a letter or digit")
+        if pattern == IFNAME:
+            return (f"{_shown(error.get('input'))} is not a Linux interface name: 1 to 15 letters, digits, "
+                    "'.', '_' or '-', e.g. eth1.2000")
+        return f"{_shown(error.get('input'))} does not have the expected form; it must match {pattern}"
     if kind in ("ip_v4_network", "ip_v4_address", "ip_v4_interface"):
-        value = error.get("input")
         what = {"ip_v4_network": "an IPv4 network in CIDR form with no host bits set, e.g. 172.30.10.0/24",
                 "ip_v4_address": "an IPv4 address, e.g. 172.30.10.1",
                 "ip_v4_interface": "an IPv4 address with prefix, e.g. 10.250.0.11/20"}[kind]
-        return f"{value!r} is not {what}"
+        return f"{_shown(error.get('input'))} is not {what}"
+    if kind == "value_error":  # a model validator's own message, without pydantic's "Value error, "
+        return str(error.get("ctx", {}).get("error", error["msg"]))
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{error.get('input')!r} is not allowed; expected {expected}"
+        return f"{_shown(error.get('input'))} is not allowed; expected {expected}"
     msg = str(error["msg"])
     return msg[0].lower() + msg[1:] if msg else kind
 
@@ -77,8 +98,12 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
         loc = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
         # pydantic reports tagged-union and function validators as extra segments;
         # `locate` keeps the deepest node that exists.
-        out.append(source.diagnostic(loc, _message(error), "FG003", value=error["type"] != "extra_forbidden"
-                                     and error["type"] != "missing"))
+        value = error["type"] not in ("extra_forbidden", "missing", "invalid_key")
+        diagnostic = source.diagnostic(loc, _message(error), "FG003", value=value)
+        if error["type"] == "invalid_key":
+            # The key is not a field name: show the mapping that holds it, not `[7]`.
+            diagnostic = replace(diagnostic, path=format_path(loc[:-1]))
+        out.append(diagnostic)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 # RFC 1123 label: zone names, namespaces, VPC and subnet names. These end up in
@@ -41,6 +41,17 @@ Subdomain = Annotated[
 Port = Annotated[int, Field(ge=1, le=65535)]
 Network = IPv4Network
 Address = IPv4Address
+
+
+def _has_hosts(network: IPv4Network) -> IPv4Network:
+    if network.prefixlen > 30:
+        raise ValueError(f"{network} is too small for a subnet: it leaves no host address for the gateway "
+                         "and the ports on it; use a /30 or larger")
+    return network
+
+
+SubnetCIDR = Annotated[IPv4Network, AfterValidator(_has_hosts)]
+"""A network that holds a gateway and ports (backbones, tenant subnets, the transit switch): at most /30."""
 
 
 class Section(BaseModel):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section
+from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section, SubnetCIDR
 
 
 class DatabaseMember(Section):
@@ -44,7 +44,7 @@ class TransitSwitch(Section):
 
     name: Label = "ts"
     """Transit switch name; Kube-OVN's IC server names the first one `ts`."""
-    subnet: Network = Network("169.254.100.0/24")
+    subnet: SubnetCIDR = Network("169.254.100.0/24")
     """Transit subnet; Kube-OVN's IC server uses 169.254.100.0/24 for `ts`."""
 
 

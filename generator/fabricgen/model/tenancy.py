@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from fabricgen.model.common import Address, Label, Network, Section, Subdomain
+from fabricgen.model.common import Address, Label, Network, Section, Subdomain, SubnetCIDR
 
 
 class TenantNetwork(Section):
@@ -17,7 +17,7 @@ class TenantNetwork(Section):
 
 
 class TenantSubnet(Section):
-    cidr: Network
+    cidr: SubnetCIDR
     name: Label
     gateway: Address | None = None
     """Defaults to the first address of the CIDR."""

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fabricgen.model.common import Address, Label, Network, NodeName, Section, Subdomain
+from fabricgen.model.common import Address, Label, Network, NodeName, Section, Subdomain, SubnetCIDR
 from fabricgen.model.tenancy import Peering, Vpc
 
 
@@ -37,7 +37,7 @@ class OverlayNetwork(Section):
 class Backbone(Section):
     """The zone's subnet in the default VPC that carries cross-zone traffic."""
 
-    cidr: Network
+    cidr: SubnetCIDR
     gateway: Address | None = None
     """Defaults to the first address of the CIDR."""
     subnet_name: Label | None = None
