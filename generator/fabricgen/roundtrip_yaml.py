@@ -1,9 +1,11 @@
-"""The round-trip ruamel.yaml loader and dumper for YAML that users wrote.
+"""The round-trip ruamel.yaml loader and dumper for YAML that users wrote: the only
+place that creates a `ruamel.yaml.YAML`.
 
-It keeps comments, key order and quoting, and never folds long lines, so a file
-read and written back changes only where it was edited. `fabricgen.source_write`
-edits fabric.yaml with it and `fabricgen.resource_list` passes kpt's and
-kustomize's items through it. Kubernetes output is written by
+It keeps line and column of every node (`fabricgen.source` locates diagnostics
+with them), comments, key order and quoting, and never folds long lines, so a
+file read and written back changes only where it was edited.
+`fabricgen.source_write` edits fabric.yaml with it and `fabricgen.resource_list`
+passes kpt's and kustomize's items through it. Kubernetes output is written by
 `fabricgen.manifest_yaml`, not by ruamel.yaml.
 """
 
@@ -12,12 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 
-def round_trip(indent: tuple[int, int, int] | None = None) -> Any:
-    """A round-trip YAML instance; `indent` is (mapping, sequence, dash offset)."""
+def round_trip(indent: tuple[int, int, int] | None = None, *, preserve_quotes: bool = True) -> Any:
+    """A round-trip YAML instance; `indent` is (mapping, sequence, dash offset).
+
+    Duplicate keys are always an error. `preserve_quotes=False` loads plain `str`
+    scalars, which is what validation wants."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
+    yaml.allow_duplicate_keys = False
+    yaml.preserve_quotes = preserve_quotes
     yaml.width = 4096  # never re-wrap long lines or fold long annotation values
     if indent is not None:
         mapping, sequence, offset = indent

@@ -13,6 +13,7 @@ from typing import Any
 
 from fabricgen.diagnostics import Diagnostic, format_path
 from fabricgen.diagnostics import Path as ModelPath
+from fabricgen.roundtrip_yaml import round_trip
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,11 @@ def display_name(path: Path) -> str:
 
 def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     """Parse YAML text; syntax errors, duplicate keys, tags and alias bombs come back as diagnostics."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
+    yaml = round_trip(preserve_quotes=False)
     try:
         docs = list(yaml.load_all(text))
     except DuplicateKeyError as exc:
@@ -142,11 +141,10 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 def _too_deep(text: str) -> tuple[int, int]:
     """Where the nesting first exceeds MAX_DEPTH, read from the parser's event stream."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
     depth = 0
-    for event in YAML(typ="rt").parse(text):
+    for event in round_trip().parse(text):
         if isinstance(event, CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:

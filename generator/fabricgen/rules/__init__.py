@@ -30,7 +30,8 @@ class Rule:
 # Codes reported by the loader and the schema step rather than by a rule.
 LOAD_CODES: dict[str, tuple[str, str]] = {
     "FG000": ("unreadable-file", "The fabric file cannot be read."),
-    "FG001": ("yaml-syntax", "The file is not valid YAML, or holds more than one document."),
+    "FG001": ("yaml-syntax", "The file is not valid YAML, holds more than one document, nests deeper than 64 levels, "
+                        "uses an explicit tag, or expands aliases past 100,000 nodes."),
     "FG002": ("duplicate-key", "A mapping repeats a key; YAML would silently keep the last one."),
     "FG003": ("schema", "A field is missing, unknown, of the wrong type or out of range."),
     "FG004": ("duplicate-site", "Two fabrics rendered together share metadata.name (one output directory)."),
