@@ -96,7 +96,10 @@ def test_committed_output_is_what_render_writes(rendered: Path) -> None:
 def test_flux_examples_cover_every_zone_outside_host_files() -> None:
     flux = REPO / "deploy" / "flux"
     kustomizations = {doc["metadata"]["name"]: doc for doc in map(load_file, flux.glob("kustomization-*.yaml"))}
-    assert set(kustomizations) == {f"fabric-lab-{zone}" for zone in ZONES}
+    assert set(kustomizations) == {f"fabric-lab-{zone}" for zone in ZONES} | {"fabric-openstack-k8s-k8s-prod"}
+    cluster = kustomizations.pop("fabric-openstack-k8s-k8s-prod")["spec"]
+    assert cluster["path"] == "./rendered/openstack-k8s/k8s-prod"
+    assert (REPO / cluster["path"] / "kustomization.yaml").is_file()
     for zone in ZONES:
         spec = kustomizations[f"fabric-lab-{zone}"]["spec"]
         assert spec["path"] == f"./rendered/lab/{zone}"
