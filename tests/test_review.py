@@ -64,3 +64,26 @@ def test_new_fabric_counts_everything_added(repo: Path, capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert "modified" not in out.split("\n")[2]
     assert "added" in out.split("\n")[2]
+
+
+def test_a_changed_ic_config_is_flagged_as_disruptive(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = repo.read_text().replace("gatewayNodes: [ai-node-1, ai-node-2]", "gatewayNodes: [ai-node-2, ai-node-1]")
+    repo.write_text(text)
+    assert main(["diff", str(repo), "--format", "markdown"]) == 3
+    out = capsys.readouterr().out
+    assert out.count("> **Caution**") == 1
+    assert "> **Caution** ai: ovn-ic-config modified: Kube-OVN 1.16.2 tears the zone's interconnection" in out
+
+
+def test_toggling_vxlan_mode_is_flagged(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = repo.read_text().replace("  encapsulation: vxlan\n", "  encapsulation: geneve\n")
+    repo.write_text(text)
+    assert main(["diff", str(repo)]) == 3
+    out = capsys.readouterr().out
+    assert "caution: hq: the IC database's vxlan_mode changes: this re-keys every existing transit switch" in out
+
+
+def test_route_only_changes_carry_no_caution(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write_text(repo.read_text().replace("transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25"))
+    assert main(["diff", str(repo), "--format", "markdown"]) == 3
+    assert "Caution" not in capsys.readouterr().out

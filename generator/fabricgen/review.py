@@ -69,10 +69,35 @@ def _counts(items: list[Change]) -> str:
     return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no changes"
 
 
+IC_CONFIG = "ConfigMap: kube-system/ovn-ic-config"
+IC_DB_SCRIPT = "ConfigMap: kube-system/fabricgen-ic-db-setup"
+
+
+def cautions(items: list[Change]) -> list[str]:
+    """Changes that disrupt traffic when applied, in words an operator acts on."""
+    notes: list[str] = []
+    for change in items:
+        where = change.directory or "."
+        if change.title == IC_CONFIG and change.status != "added":
+            notes.append(
+                f"{where}: ovn-ic-config {change.status}: Kube-OVN 1.16.2 tears the zone's interconnection "
+                "down and re-establishes it, with a new random transit address; once it is synced, run "
+                "`kubectl ko icsbctl show | fabricgen transit FABRIC --write`, render and commit, or the "
+                "other zones' routes to it point at a stale next hop"
+            )
+        if change.title == IC_DB_SCRIPT and change.status == "modified" and "vxlan_mode" in change.diff:
+            notes.append(
+                f"{where}: the IC database's vxlan_mode changes: this re-keys every existing transit switch "
+                "and interrupts traffic between all zones until each AZ has re-synced"
+            )
+    return notes
+
+
 def markdown(items: list[Change], title: str) -> str:
     lines = [f"## {title}", "", f"Summary: {_counts(items)}", ""]
     if not items:
         return "\n".join(lines)
+    lines += [f"> **Caution** {note}\n" for note in cautions(items)]
     directories = sorted({c.directory for c in items})
     lines += ["| directory | changes |", "| --- | --- |"]
     lines += [f"| `{d or '.'}` | {_counts([c for c in items if c.directory == d])} |" for d in directories]
@@ -94,6 +119,8 @@ def markdown(items: list[Change], title: str) -> str:
 
 
 def plain(items: list[Change]) -> Iterator[str]:
+    for note in cautions(items):
+        yield f"caution: {note}\n"
     for change in items:
         yield f"=== {change.directory or '.'}: {change.title} ({change.status})\n"
         yield change.diff
