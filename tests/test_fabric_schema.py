@@ -82,3 +82,18 @@ def test_schema_command_writes_file(tmp_path: Path) -> None:
     assert main(["schema", "-o", str(target)]) == 3
     assert target.read_text(encoding="utf-8") == schema_text()
     assert main(["schema", "-o", str(target)]) == 0
+
+
+def test_schema_command_creates_the_directory(tmp_path: Path) -> None:
+    # A new fabric repository has no schemas/ yet; the README's modeline points there.
+    target = tmp_path / "schemas" / "fabric.schema.json"
+    assert main(["schema", "-o", str(target)]) == 3
+    assert target.read_text(encoding="utf-8") == schema_text()
+
+
+def test_schema_command_unwritable_is_an_error_not_a_crash(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "schemas").write_text("a file in the way\n", encoding="utf-8")
+    assert main(["schema", "-o", str(tmp_path / "schemas" / "fabric.schema.json")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "internal error" not in err

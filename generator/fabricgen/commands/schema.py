@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from fabricgen import exit_codes
+from fabricgen.errors import OutputError
 from fabricgen.model import Fabric
 
 SCHEMA_ID = "https://fabricgen.io/schemas/fabric.schema.json"
@@ -23,8 +24,13 @@ def run(*, output: Path | None) -> int:
     if output is None:
         sys.stdout.write(text)
         return 0
-    if output.exists() and output.read_text(encoding="utf-8") == text:
-        return 0
-    output.write_text(text, encoding="utf-8")
+    try:
+        if output.is_file() and output.read_text(encoding="utf-8") == text:
+            return 0
+        # A fabric repository starts without schemas/: create it, as the modeline expects it.
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
     sys.stderr.write(f"fabricgen: wrote {output}\n")
     return exit_codes.CHANGED
