@@ -115,6 +115,16 @@ CASES = [
      "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[0].encapsulation: 'zone1' uses vxlan but the "
      "deployment's chassis use geneve; chassis only build tunnels over a common type (one vxlan chassis "
      "puts the whole deployment in VXLAN mode); use the deployment's encapsulation [FG602]"),
+    # netplan writes ethernets as a mapping; the fabric takes a list of named items
+    ("FG003", ("          - name: eth0\n          - name: eth1\n        bridges:",
+               "          eth0: {}\n          eth1: {}\n        bridges:"),
+     "sites/t/fabric.yaml:18:11: ovnDeployments[0].hosts[0].ethernets: expected a list, found a mapping "
+     "keyed by name; write one list item per entry, with the key as its name: '- name: eth0' [FG003]"),
+    ("FG608", ("        hosts: [kvm01]\n", "        hosts: [kvm01]\n        publicNetworkDevice: eth1\n"),
+     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[0].publicNetworkDevice: 'eth1' is not a bridge "
+     "on host 'kvm01' (bridges: cloudbr0, cloudbr1); the CloudStack agent plugs the public network into "
+     "this device, so it must be an OVS bridge: name a declared bridge, or declare 'eth1' under the "
+     "host's bridges [FG608]"),
     ("FG601", ("        hosts: [kvm01]\n", "        hosts: [kvm01, kvm09]\n"),
      "sites/t/fabric.yaml:47:24: ovnDeployments[0].consumers[0].hosts[1]: host 'kvm09' is not a host of "
      "deployment 'dc'; declare it under hosts (declared: kvm01, kvm02) [FG601]"),

@@ -73,6 +73,8 @@ def test_a_changed_ic_config_is_flagged_as_disruptive(repo: Path, capsys: pytest
     out = capsys.readouterr().out
     assert out.count("> **Caution**") == 1
     assert "> **Caution** ai: ovn-ic-config modified: Kube-OVN 1.16.2 tears the zone's interconnection" in out
+    # the command to run next names this fabric (cwd is the repository root)
+    assert "`kubectl ko icsbctl show | fabricgen transit sites/lab/fabric.yaml --write`" in out
 
 
 def test_toggling_vxlan_mode_is_flagged(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

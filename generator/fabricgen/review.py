@@ -9,6 +9,7 @@ object with a fenced `diff`, and a size budget under GitHub's comment limit.
 from __future__ import annotations
 
 import difflib
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -73,8 +74,9 @@ IC_CONFIG = "ConfigMap: kube-system/ovn-ic-config"
 IC_DB_SCRIPT = "ConfigMap: kube-system/fabricgen-ic-db-setup"
 
 
-def cautions(items: list[Change]) -> list[str]:
-    """Changes that disrupt traffic when applied, in words an operator acts on."""
+def cautions(items: list[Change], fabric: str = "FABRIC") -> list[str]:
+    """Changes that disrupt traffic when applied, in words an operator acts on; `fabric` is the
+    fabric file as the commands to run next name it."""
     notes: list[str] = []
     for change in items:
         where = change.directory or "."
@@ -82,7 +84,8 @@ def cautions(items: list[Change]) -> list[str]:
             notes.append(
                 f"{where}: ovn-ic-config {change.status}: Kube-OVN 1.16.2 tears the zone's interconnection "
                 "down and re-establishes it, with a new random transit address; once it is synced, run "
-                "`kubectl ko icsbctl show | fabricgen transit FABRIC --write`, render and commit, or the "
+                f"`kubectl ko icsbctl show | fabricgen transit {shlex.quote(fabric)} --write` (in the cluster "
+                "hosting the IC database), render and commit, or the "
                 "other zones' routes to it point at a stale next hop"
             )
         if change.title == IC_DB_SCRIPT and change.status == "modified" and "vxlan_mode" in change.diff:
@@ -93,11 +96,11 @@ def cautions(items: list[Change]) -> list[str]:
     return notes
 
 
-def markdown(items: list[Change], title: str) -> str:
+def markdown(items: list[Change], title: str, fabric: str = "FABRIC") -> str:
     lines = [f"## {title}", "", f"Summary: {_counts(items)}", ""]
     if not items:
         return "\n".join(lines)
-    lines += [f"> **Caution** {note}\n" for note in cautions(items)]
+    lines += [f"> **Caution** {note}\n" for note in cautions(items, fabric)]
     directories = sorted({c.directory for c in items})
     lines += ["| directory | changes |", "| --- | --- |"]
     lines += [f"| `{d or '.'}` | {_counts([c for c in items if c.directory == d])} |" for d in directories]
@@ -118,8 +121,8 @@ def markdown(items: list[Change], title: str) -> str:
     return text
 
 
-def plain(items: list[Change]) -> Iterator[str]:
-    for note in cautions(items):
+def plain(items: list[Change], fabric: str = "FABRIC") -> Iterator[str]:
+    for note in cautions(items, fabric):
         yield f"caution: {note}\n"
     for change in items:
         yield f"=== {change.directory or '.'}: {change.title} ({change.status})\n"

@@ -82,8 +82,9 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
         mark = exc.problem_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         key = _duplicate_key(exc)
+        where = _key_path(text, line, col)
         return None, [
-            Diagnostic(name, line, col, "(document)",
+            Diagnostic(name, line, col, "(document)" if where is None else format_path(where),
                        f"duplicate key {key!r}: each key may appear once in a mapping; "
                        "remove or merge the repeated entry", "FG002")
         ]
@@ -249,6 +250,61 @@ def _shape_problem(data: Any) -> tuple[ModelPath, tuple[int, int], str] | None:
         if len(stack) + 1 > MAX_DEPTH:
             return child_path, where, _TOO_DEEP
         enter(child, child_path, where)
+    return None
+
+
+@dataclass
+class _Frame:
+    """An open mapping or sequence while walking the event stream."""
+
+    path: ModelPath
+    mapping: bool
+    at_key: bool = False  # a mapping whose next node is a key
+    key: str | int = 0  # the mapping's current key, or the sequence's next index
+
+
+def _key_path(text: str, line: int, col: int) -> ModelPath | None:
+    """The path of the mapping key that starts at 1-based `line`:`col`, read from the event
+    stream: the loader stops at a duplicate key, so there is no document to walk."""
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import (
+        AliasEvent,
+        CollectionEndEvent,
+        MappingStartEvent,
+        NodeEvent,
+        ScalarEvent,
+        SequenceStartEvent,
+    )
+
+    stack: list[_Frame] = []
+    try:
+        for event in round_trip().parse(text):
+            if isinstance(event, CollectionEndEvent):
+                stack.pop()
+                continue
+            if not isinstance(event, (NodeEvent, AliasEvent)):
+                continue
+            path: ModelPath = ()
+            if stack and stack[-1].at_key:
+                top = stack[-1]
+                top.at_key = False
+                mark = event.start_mark
+                key = event.value if isinstance(event, ScalarEvent) else "?"  # "?": a complex key
+                if isinstance(event, ScalarEvent) and (mark.line + 1, mark.column + 1) == (line, col):
+                    return (*top.path, key)
+                top.key = key
+                path = (*top.path, "?")
+            elif stack and stack[-1].mapping:
+                stack[-1].at_key = True
+                path = (*stack[-1].path, stack[-1].key)
+            elif stack:
+                path = (*stack[-1].path, stack[-1].key)
+                stack[-1].key = int(stack[-1].key) + 1
+            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+                mapping = isinstance(event, MappingStartEvent)
+                stack.append(_Frame(path, mapping, at_key=mapping))
+    except (YAMLError, RecursionError):  # past the key: the position alone still locates it
+        return None
     return None
 
 

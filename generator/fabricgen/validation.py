@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import replace
+from ipaddress import IPv4Network
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -43,6 +45,46 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
+def _item_model(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model of the items of the list field at `loc` (e.g. Ethernet for `ethernets`)."""
+    model = _model_at(loc)
+    if model is None:
+        return None
+    field = next((f for n, f in model.model_fields.items() if (f.alias or n) == loc[-1]), None)
+    found = _unwrap(field.annotation) if field is not None else None
+    return found if isinstance(found, type) and issubclass(found, BaseModel) else None
+
+
+_FLOW_ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,62}")
+
+
+def _list_message(loc: tuple[Any, ...], value: Any) -> str:
+    """A list field given something else; netplan writes ethernets and bridges as mappings."""
+    if isinstance(value, dict):
+        item = _item_model(loc)
+        keys = [k for k in value if isinstance(k, str)]
+        if item is not None and "name" in item.model_fields and keys:
+            return (f"expected a list, found a mapping keyed by name; write one list item per entry, "
+                    f"with the key as its name: '- name: {keys[0]}'")
+        return "expected a list, found a mapping; write one '- ' item per entry"
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and _FLOW_ITEM.fullmatch(str(value)):
+        return f"expected a list, found {_shown(value)}; write it as a list: [{value}]"
+    return "expected a list; write one '- ' item per entry"
+
+
+def _network_message(value: Any) -> str:
+    """A CIDR that is not a network: name the network it lies in when it has host bits set."""
+    base = f"{_shown(value)} is not an IPv4 network in CIDR form with no host bits set"
+    if isinstance(value, str):
+        try:
+            network = IPv4Network(value.strip(), strict=False)
+        except ValueError:
+            network = None
+        if network is not None and "/" in value:
+            return f"{_shown(value)} has host bits set, but this field takes a network; did you mean {network}?"
+    return f"{base}, e.g. 172.30.10.0/24"
+
+
 _SHOWN = 80
 
 
@@ -78,9 +120,12 @@ def _message(error: Any) -> str:
             return (f"{_shown(error.get('input'))} is not a Linux interface name: 1 to 15 letters, digits, "
                     "'.', '_' or '-', e.g. eth1.2000")
         return f"{_shown(error.get('input'))} does not have the expected form; it must match {pattern}"
-    if kind in ("ip_v4_network", "ip_v4_address", "ip_v4_interface"):
-        what = {"ip_v4_network": "an IPv4 network in CIDR form with no host bits set, e.g. 172.30.10.0/24",
-                "ip_v4_address": "an IPv4 address, e.g. 172.30.10.1",
+    if kind == "ip_v4_network":
+        return _network_message(error.get("input"))
+    if kind == "list_type":
+        return _list_message(loc, error.get("input"))
+    if kind in ("ip_v4_address", "ip_v4_interface"):
+        what = {"ip_v4_address": "an IPv4 address, e.g. 172.30.10.1",
                 "ip_v4_interface": "an IPv4 address with prefix, e.g. 10.250.0.11/20"}[kind]
         return f"{_shown(error.get('input'))} is not {what}"
     if kind == "value_error":  # a model validator's own message, without pydantic's "Value error, "

@@ -28,8 +28,9 @@ def run(*, fabric: Path, base: str, fmt: str) -> int:
     for d in head.warnings:
         sys.stderr.write(report.text_line(d) + "\n")
     items = review.changes(_base_build(fabric, base), head)
+    name = display_name(fabric)
     if fmt == "markdown":
-        sys.stdout.write(review.markdown(items, f"fabricgen: {display_name(fabric)} against {base}") + "\n")
+        sys.stdout.write(review.markdown(items, f"fabricgen: {name} against {base}", name) + "\n")
     else:
-        sys.stdout.writelines(review.plain(items))
+        sys.stdout.writelines(review.plain(items, name))
     return exit_codes.CHANGED if items else 0

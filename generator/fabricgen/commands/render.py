@@ -7,6 +7,7 @@ nothing is written for any of them. Exit 3 when files changed (or, with
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,7 +40,7 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
     if check and changed:
         sys.stderr.write(f"fabricgen: {output} is out of date; run `fabricgen render` and commit the result\n")
     elif changed:
-        sys.stderr.write("fabricgen: rendered output changed; review and stage it\n")
+        sys.stderr.write(f"fabricgen: {output} changed; review it and stage it: git add {shlex.quote(str(output))}\n")
     elif not quiet:
         sys.stderr.write(f"fabricgen: {output} is up to date\n")
     return exit_codes.CHANGED if changed else 0

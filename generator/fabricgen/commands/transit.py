@@ -151,7 +151,10 @@ def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO
         sys.stderr.write(f"fabricgen: updated {source.name}; run `fabricgen render {source.name}` "
                          "and commit both\n")
     elif differ:
-        hint = "" if write else "; `--write` updates the fabric"
+        if not any(r.status in (CHANGED, ADDED) for r in reports):
+            hint = f"; nothing to update yet: run it again once every zone has its port on {ts}"
+        else:
+            hint = "" if write else "; `--write` updates the fabric"
         sys.stderr.write(f"fabricgen: transit addresses in {source.name} differ from {show_name}{hint}\n")
     else:
         sys.stderr.write(f"fabricgen: transit addresses match ({len(reports)} zone(s))\n")

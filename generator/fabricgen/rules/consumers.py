@@ -138,11 +138,16 @@ def cloudstack_device(fabric: Fabric) -> Iterator[Finding]:
         for c, consumer in enumerate(deployment.consumers):
             if not isinstance(consumer, CloudStackZone):
                 continue
-            for field, device in (("privateNetworkDevice", consumer.private_network_device),
-                                  ("publicNetworkDevice", consumer.public_network_device)):
+            for field, device, network in (
+                ("privateNetworkDevice", consumer.private_network_device, "management"),
+                ("publicNetworkDevice", consumer.public_network_device, "public"),
+            ):
                 for name in consumer.hosts:
                     host = deployment.host(name)
                     if host is not None and all(b.name != device for b in host.bridges):
+                        declared = ", ".join(b.name for b in host.bridges) or "none"
                         yield Finding("FG608", ("ovnDeployments", d, "consumers", c, field),
-                                      f"{device!r} is not a bridge on host {name!r}; the agent would "
-                                      "find no such device; declare it under the host's bridges")
+                                      f"{device!r} is not a bridge on host {name!r} (bridges: {declared}); "
+                                      f"the CloudStack agent plugs the {network} network into this device, "
+                                      "so it must be an OVS bridge: name a declared bridge, or declare "
+                                      f"{device!r} under the host's bridges")
