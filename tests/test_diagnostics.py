@@ -87,6 +87,19 @@ def diagnose(text: str) -> list[str]:
     return diagnostic_lines(text, NAME)
 
 
+# VPC NAT gateways (FG41x): the zone's external network, and a gateway on vpc-1 (or, with
+# `after=S2_LINE`, on vpc-2) with extra lines under it.
+EXTERNAL = ('    vpcs:\n', '    externalNetwork: {interface: eth1, cidr: 192.0.2.0/24, gateway: 192.0.2.1, excludeIps: [192.0.2.2..192.0.2.9]}\n    vpcs:\n')
+S1_LINE = '          - {name: s1, cidr: 10.100.1.0/24}\n'
+S2_LINE = '          - {name: s2, cidr: 10.100.2.0/24}\n'
+NAT_OK = ('eips: [{name: eip-1, address: 192.0.2.10}]', 'snat: [{name: snat-1, eip: eip-1, internalCIDR: 10.100.1.0/24}]')
+
+
+def nat_gateway(*lines: str, after: str = S1_LINE, subnet: str = "s1", lan: str = "10.100.1.254") -> tuple[str, str]:
+    body = f"        natGateway:\n          name: gw-1\n          subnet: {subnet}\n          lanIp: {lan}\n"
+    return after, after + body + "".join(f"          {line}\n" for line in lines)
+
+
 CASES = [
     case('FG001-syntax', [('  name: t\n', '  name: [t\n')],
          "sites/t/fabric.yaml:5:16: (document): YAML syntax error: expected ',' or ']', but got ':'; fix the syntax at this position [FG001]",
@@ -261,6 +274,48 @@ CASES = [
          "sites/t/fabric.yaml:18:23: zones[0].backbone.network.name: '../etc' is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter or digit [FG003]",
          ),
 
+    case('FG410', [nat_gateway(*NAT_OK)],
+         "sites/t/fabric.yaml:28:9: zones[0].vpcs[0].natGateway: NAT gateway 'gw-1' needs the zone's external network; declare zones[0].externalNetwork (the dedicated NIC, its CIDR and gateway) [FG410]",
+         ),
+    case('FG411', [EXTERNAL, nat_gateway(lan="10.100.2.5")],
+         "sites/t/fabric.yaml:32:11: zones[0].vpcs[0].natGateway.lanIp: lanIp 10.100.2.5 is outside subnet 's1' (10.100.1.0/24); pick a free host address of the subnet, e.g. its last one [FG411]",
+         ),
+    case('FG411-gateway', [EXTERNAL, nat_gateway(lan="10.100.1.1")],
+         "sites/t/fabric.yaml:32:11: zones[0].vpcs[0].natGateway.lanIp: lanIp 10.100.1.1 is the gateway of subnet 's1'; pick a free host address of the subnet, e.g. its last one [FG411]",
+         ),
+    case('FG411-broadcast', [EXTERNAL, nat_gateway(lan="10.100.1.255")],
+         'sites/t/fabric.yaml:32:11: zones[0].vpcs[0].natGateway.lanIp: lanIp 10.100.1.255 is the broadcast address of 10.100.1.0/24; pick a free host address of the subnet, e.g. its last one [FG411]',
+         ),
+    case('FG411-subnet', [EXTERNAL, nat_gateway(subnet="s2")],
+         "sites/t/fabric.yaml:31:11: zones[0].vpcs[0].natGateway.subnet: subnet 's2' is not a subnet of VPC 'vpc-1' (its subnets: s1); put the gateway on one of them [FG411]",
+         ),
+    case('FG412', [EXTERNAL, nat_gateway('eips: [{name: eip-1, address: 198.51.100.5}]')],
+         "sites/t/fabric.yaml:33:32: zones[0].vpcs[0].natGateway.eips[0].address: elastic IP 'eip-1': 198.51.100.5 is outside the external network 192.0.2.0/24; use a free address of 192.0.2.0/24, or omit address and let Kube-OVN pick one [FG412]",
+         ),
+    case('FG412-excluded', [EXTERNAL, nat_gateway('eips: [{name: eip-1, address: 192.0.2.5}]')],
+         "sites/t/fabric.yaml:33:32: zones[0].vpcs[0].natGateway.eips[0].address: elastic IP 'eip-1': 192.0.2.5 is in the external network's excludeIps; use a free address of 192.0.2.0/24, or omit address and let Kube-OVN pick one [FG412]",
+         ),
+    case('FG412-duplicate', [EXTERNAL, nat_gateway('eips: [{name: eip-1, address: 192.0.2.10}, {name: eip-2, address: 192.0.2.10}]')],
+         "sites/t/fabric.yaml:33:68: zones[0].vpcs[0].natGateway.eips[1].address: elastic IP 'eip-2': 192.0.2.10 is already elastic IP 'eip-1'; use a free address of 192.0.2.0/24, or omit address and let Kube-OVN pick one [FG412]",
+         ),
+    case('FG413', [EXTERNAL, nat_gateway('eips: [{name: eip-1}]', 'snat: [{name: snat-1, eip: eip-9, internalCIDR: 10.100.1.0/24}]')],
+         "sites/t/fabric.yaml:34:33: zones[0].vpcs[0].natGateway.snat[0].eip: elastic IP 'eip-9' is not declared by NAT gateway 'gw-1'; add it under eips [FG413]",
+         ),
+    case('FG414', [EXTERNAL, nat_gateway('eips: [{name: eip-1}]', 'snat: [{name: snat-1, eip: eip-1, internalCIDR: 10.100.0.0/16}]')],
+         "sites/t/fabric.yaml:34:45: zones[0].vpcs[0].natGateway.snat[0].internalCIDR: 10.100.0.0/16 is not inside a subnet of VPC 'vpc-1'; the gateway only sees the VPC's traffic; use a subnet's CIDR or part of it [FG414]",
+         ),
+    case('FG415', [EXTERNAL, nat_gateway('eips: [{name: eip-1}]', 'dnat: [{name: dnat-1, eip: eip-1, externalPort: 80, internalIp: 10.100.2.10, internalPort: 8080}]')],
+         "sites/t/fabric.yaml:34:63: zones[0].vpcs[0].natGateway.dnat[0].internalIp: 10.100.2.10 is not inside a subnet of VPC 'vpc-1'; point the rule at an address of the VPC [FG415]",
+         ),
+    case('FG416', [EXTERNAL, nat_gateway('eips: [{name: eip-1}]', 'dnat:', '  - {name: dnat-1, eip: eip-1, externalPort: 80, internalIp: 10.100.1.10, internalPort: 8080}', '  - {name: dnat-2, eip: eip-1, externalPort: 80, internalIp: 10.100.1.11, internalPort: 80}')],
+         "sites/t/fabric.yaml:36:42: zones[0].vpcs[0].natGateway.dnat[1].externalPort: tcp/80 on elastic IP 'eip-1' is already published by DNAT rule 'dnat-1'; use another port or EIP [FG416]",
+         ),
+    case('FG417', [('    vpcs:\n', '    externalNetwork: {interface: eth1, cidr: 10.100.0.0/16, gateway: 10.100.255.254}\n    vpcs:\n'), nat_gateway()],
+         'sites/t/fabric.yaml:24:40: zones[0].externalNetwork.cidr: external network 10.100.0.0/16 overlaps vpc-1/s1 (10.100.1.0/24); the NAT gateway could not tell the two sides apart; use disjoint ranges [FG417]',
+         ),
+    case('FG418', [EXTERNAL, nat_gateway(), nat_gateway(after=S2_LINE, subnet="s2", lan="10.100.2.254")],
+         "sites/t/fabric.yaml:37:11: zones[0].vpcs[1].natGateway.name: VpcNatGateway 'gw-1' already exists in zone 'a'; VpcNatGateway names are cluster-wide; rename it [FG418]",
+         ),
 ]
 
 # Codes that need more than one file or no file at all; tested through the CLI below.

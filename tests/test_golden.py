@@ -43,7 +43,7 @@ def tree_diff(expected: Path, actual: Path) -> str:
 
 
 def test_cases_exist() -> None:
-    assert {"lab", "minimal", "geneve-autoroute", "missing-transit", "tenant-peering"} <= set(CASES)
+    assert {"lab", "minimal", "geneve-autoroute", "missing-transit", "tenant-peering", "nat-gateway"} <= set(CASES)
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -5,8 +5,12 @@
   server would otherwise drop them silently).
 - Core kinds (ConfigMap, Deployment, Job, ...): the Kubernetes OpenAPI schemas that the
   `kubernetes-validate` package ships, in strict mode.
-- NetworkAttachmentDefinition: its CRD shape (spec.config, a string) and the kube-ovn CNI
-  config inside it.
+- kubeovn.io kinds whose CRD is not in the reference (IptablesSnatRule, IptablesDnatRule):
+  a strict schema written here from their Go spec types (`pkg/apis/kubeovn/v1`), every field
+  a string, as the CRDs declare them.
+- NetworkAttachmentDefinition: its CRD shape (spec.config, a string) and the CNI config
+  inside it (kube-ovn for overlay networks, macvlan with kube-ovn IPAM for the external network
+  of VPC NAT gateways).
 
 Objects are read back from the files on disk: `rendered/` and the golden expected trees.
 """
@@ -119,6 +123,30 @@ NAD_SCHEMA = {
 }
 
 
+def _spec_only(fields: list[str], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    spec = {
+        "type": "object",
+        "properties": {f: {"type": "string"} for f in fields},
+        "required": [f for f in fields if f not in optional],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                       "metadata": {"type": "object", "required": ["name"]}, "spec": spec},
+        "additionalProperties": False,
+    }
+
+
+# Kinds the reference has no CRD for: the v1.16 spec types, IptablesSnatRuleSpec and IptablesDnatRuleSpec.
+SPEC_ONLY_SCHEMAS = {
+    ("kubeovn.io/v1", "IptablesSnatRule"): _spec_only(["eip", "internalCIDR"]),
+    ("kubeovn.io/v1", "IptablesDnatRule"): _spec_only(
+        ["eip", "externalPort", "protocol", "internalIp", "internalPort"], optional=("protocol",)),
+}
+
+
 @cache
 def core_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
     """The strict schema kubernetes-validate ships for this Kubernetes version (cached: it is large)."""
@@ -146,7 +174,9 @@ def validate_core(obj: dict[str, Any]) -> None:
 
 def validate_object(obj: dict[str, Any]) -> None:
     api_version, kind = obj["apiVersion"], obj["kind"]
-    if api_version.startswith("kubeovn.io/"):
+    if (api_version, kind) in SPEC_ONLY_SCHEMAS:
+        jsonschema.validate(obj, SPEC_ONLY_SCHEMAS[(api_version, kind)])
+    elif api_version.startswith("kubeovn.io/"):
         crd_validator(api_version, kind).validate(obj)
     elif api_version == "k8s.cni.cncf.io/v1":
         jsonschema.validate(obj, NAD_SCHEMA)
@@ -174,17 +204,26 @@ def test_nad_config_matches_subnet_provider(zone_dir: Path) -> None:
     objs = [obj for _name, obj in objects(zone_dir)]
     nads = [o for o in objs if o["kind"] == "NetworkAttachmentDefinition"]
     providers = {o["spec"]["provider"] for o in objs if o["kind"] == "Subnet"}
+    nad_providers = set()
     for nad in nads:
         meta = nad["metadata"]
         config = json.loads(nad["spec"]["config"])
-        expected = f"{meta['name']}.{meta['namespace']}.ovn"
-        assert config["type"] == "kube-ovn"
         assert config["name"] == meta["name"]
+        assert config["cniVersion"]
+        if config["type"] == "macvlan":
+            # The external network of VPC NAT gateways: Kube-OVN IPAM only, provider <nad>.<namespace>.
+            assert meta == {**meta, "name": "ovn-vpc-external-network", "namespace": "kube-system"}
+            assert config["master"] and config["mode"] == "bridge"
+            config = config["ipam"]
+            expected = f"{meta['name']}.{meta['namespace']}"
+        else:
+            assert config["type"] == "kube-ovn"
+            expected = f"{meta['name']}.{meta['namespace']}.ovn"
         assert config["provider"] == expected
         assert config["server_socket"] == "/run/openvswitch/kube-ovn-daemon.sock"
-        assert config["cniVersion"]
         assert expected in providers, f"no Subnet has provider {expected}"
-    assert providers <= {json.loads(n["spec"]["config"])["provider"] for n in nads}
+        nad_providers.add(expected)
+    assert providers <= nad_providers
 
 
 @pytest.mark.parametrize("zone_dir", ZONE_DIRS, ids=zone_id)
@@ -214,8 +253,12 @@ def test_ovn_ic_config_values_are_strings() -> None:
 # The validators must be able to fail: a typo'd field and a wrong type are caught.
 
 def lab_object(kind: str, name: str) -> dict[str, Any]:
-    zone = REPO / "rendered" / "lab" / "hq"
-    return copy.deepcopy(next(o for _n, o in objects(zone) if o["kind"] == kind and o["metadata"]["name"] == name))
+    for site in ("lab", "nat"):
+        zone = REPO / "rendered" / site / "hq"
+        found = [o for _n, o in objects(zone) if o["kind"] == kind and o["metadata"]["name"] == name]
+        if found:
+            return copy.deepcopy(found[0])
+    raise AssertionError(f"no {kind} {name} in rendered/lab/hq or rendered/nat/hq")
 
 
 @pytest.mark.parametrize(("kind", "name", "path", "value"), [
@@ -226,6 +269,12 @@ def lab_object(kind: str, name: str) -> dict[str, Any]:
     ("ConfigMap", "ovn-ic-config", ("data", "ic-nb-port"), 6645),
     ("Deployment", "ovn-ic-server", ("spec", "replica"), 3),
     ("NetworkAttachmentDefinition", "vsw-backbone", ("spec", "configs"), "{}"),
+    ("VpcNatGateway", "gw-prod", ("spec", "lanIP"), "10.210.1.254"),
+    ("IptablesEIP", "eip-prod", ("spec", "natGwDP"), "gw-prod"),
+    ("IptablesSnatRule", "snat-prod-app", ("spec", "internalCidr"), "10.210.1.0/24"),
+    ("IptablesDnatRule", "dnat-prod-https", ("spec", "externalPort"), 443),
+    ("Subnet", "ovn-vpc-external-network", ("spec", "excludeIps"), "203.0.113.1"),
+    ("ConfigMap", "ovn-vpc-nat-gw-config", ("data", "enable-vpc-nat-gw"), True),
 ])
 def test_validators_reject_bad_fields(kind: str, name: str, path: tuple[str | int, ...], value: object) -> None:
     obj = lab_object(kind, name)
@@ -235,3 +284,23 @@ def test_validators_reject_bad_fields(kind: str, name: str, path: tuple[str | in
     node[path[-1]] = value
     with pytest.raises(jsonschema.ValidationError):
         validate_object(obj)
+
+
+def test_nat_gateway_kinds_are_covered() -> None:
+    """The NAT gateway sample renders every kind, so the schema tests above see each one."""
+    kinds = {o["kind"] for _n, o in objects(REPO / "rendered" / "nat" / "hq")}
+    assert {"VpcNatGateway", "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "Subnet",
+            "NetworkAttachmentDefinition", "ConfigMap", "Vpc", "Configuration"} <= kinds
+
+
+def test_nat_zone_turns_the_feature_on() -> None:
+    """A zone with NAT gateways enables them in the Configuration and routes its VPC through lanIp."""
+    objs = [o for _n, o in objects(REPO / "rendered" / "nat" / "hq")]
+    config = next(o for o in objs if o["kind"] == "Configuration")
+    assert config["spec"]["components"]["enableNATGateway"] is True
+    gateway = next(o for o in objs if o["kind"] == "VpcNatGateway")
+    vpc = next(o for o in objs if o["kind"] == "Vpc" and o["metadata"]["name"] == gateway["spec"]["vpc"])
+    route = vpc["spec"]["staticRoutes"][-1]
+    assert (route["cidr"], route["nextHopIP"]) == ("0.0.0.0/0", gateway["spec"]["lanIp"])
+    lab = [o for _n, o in objects(REPO / "rendered" / "lab" / "hq") if o["kind"] == "Configuration"]
+    assert "enableNATGateway" not in lab[0]["spec"]["components"]

@@ -53,6 +53,11 @@ class ZonePlan:
     def name(self) -> str:
         return self.zone.name
 
+    @property
+    def uses_nat_gateways(self) -> bool:
+        """A tenant VPC of the zone has a NAT gateway (Kube-OVN's NAT gateway feature must be on)."""
+        return any(vpc.nat_gateway is not None for vpc in self.zone.vpcs)
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from fabricgen.model.common import Address, Label, Network, Section, Subdomain, SubnetCIDR
+from fabricgen.model.nat_gateway import NatGateway
 
 
 class TenantNetwork(Section):
@@ -37,6 +38,8 @@ class Vpc(Section):
     """Tenant VPCs cannot join OVN-IC: Kube-OVN attaches only `ovn-cluster` to the transit
     switch. Kept as a field so that asking for it gets a clear error."""
     subnets: list[TenantSubnet] = []
+    nat_gateway: NatGateway | None = None
+    """Egress and published ports through a VPC NAT gateway on the zone's `externalNetwork`."""
 
 
 class Peering(Section):

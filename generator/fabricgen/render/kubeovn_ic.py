@@ -1,8 +1,9 @@
 """Per zone: enable interconnection in Kube-OVN.
 
 - `configurations.kubeovn.io` `kube-system/kubeovn`, partial: only
-  `spec.components.enableIC: true`, merged server-side and never pruned (the
-  kubeovn-operator owns the object).
+  `spec.components.enableIC: true` (and `enableNATGateway: true` in a zone with VPC NAT
+  gateways: the operator then sets `enable-vpc-nat-gw` in `ovn-vpc-nat-gw-config`), merged
+  server-side and never pruned (the kubeovn-operator owns the object).
 - ConfigMap `kube-system/ovn-ic-config`, every value a string. Any change makes
   Kube-OVN 1.16.2 tear the interconnection down, so it is replaced, not patched.
 """
@@ -19,13 +20,16 @@ def _bool(value: bool) -> str:
 
 
 def configuration(plan: Plan, zone: ZonePlan) -> KubeObject:
+    components: dict[str, bool] = {"enableIC": True}
+    if zone.uses_nat_gateways:
+        components["enableNATGateway"] = True
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Configuration",
         "metadata": md.metadata(
             "kubeovn", "kube-system", plan.source_name, md.WAVE_CONFIGURATION, md.PARTIAL
         ),
-        "spec": {"components": {"enableIC": True}},
+        "spec": {"components": components},
     }
 
 

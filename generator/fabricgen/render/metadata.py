@@ -10,13 +10,19 @@ from typing import Any
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "fabricgen"}
 
-# Waves: operator configuration, then the IC settings, then networks, then routes.
+# Waves: operator configuration, then the IC settings, then networks, then routes, then
+# tenant VPCs; last the VPC NAT gateways: their external network, the gateways, their
+# elastic IPs, then the NAT rules on those.
 WAVE_IC_SERVER = -1
 WAVE_CONFIGURATION = 0
 WAVE_IC_CONFIG = 1
 WAVE_NETWORKS = 2
 WAVE_ROUTES = 3
 WAVE_TENANTS = 4
+WAVE_NAT_NETWORK = 5
+WAVE_NAT_GATEWAYS = 6
+WAVE_NAT_EIPS = 7
+WAVE_NAT_RULES = 8
 
 
 def source_annotation(source: str) -> dict[str, str]:

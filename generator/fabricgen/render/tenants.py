@@ -2,7 +2,9 @@
 
 Tenant VPCs stay local to their zone. A peering becomes `vpcPeerings` on both
 VPCs (connect addresses .1 and .2 of `connectCIDR`) plus static routes to the
-other VPC's subnets through the peer's connect address.
+other VPC's subnets through the peer's connect address. A VPC with a NAT gateway gets
+its default route `0.0.0.0/0` through the gateway's `lanIp` (the gateway itself is in
+`nat-gateways.yaml`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.default_vpc import static_route
 from fabricgen.render.overlay import nad, subnet
+
+DEFAULT_ROUTE = "0.0.0.0/0"
 
 
 def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
@@ -26,9 +30,11 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
             spec["vpcPeerings"] = [
                 {"remoteVpc": s.remote_vpc, "localConnectIP": s.local_connect_ip} for s in sides
             ]
-            spec["staticRoutes"] = [
-                static_route(str(cidr), str(s.remote_ip)) for s in sides for cidr in s.remote_cidrs
-            ]
+        routes = [static_route(str(cidr), str(s.remote_ip)) for s in sides for cidr in s.remote_cidrs]
+        if vpc.nat_gateway is not None:
+            routes.append(static_route(DEFAULT_ROUTE, str(vpc.nat_gateway.lan_ip)))
+        if sides or routes:  # a peering always writes the list, even empty
+            spec["staticRoutes"] = routes
         objects.append(
             {
                 "apiVersion": "kubeovn.io/v1",

@@ -73,9 +73,10 @@ from fabricgen.rules import (  # noqa: E402
     deployment_interconnect,
     deployments,
     interconnect,
+    nat_gateways,
     routing,
     tenancy,
 )
 
 __all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "deployment_interconnect", "deployments",
-           "interconnect", "routing", "rule", "run", "tenancy"]
+           "interconnect", "nat_gateways", "routing", "rule", "run", "tenancy"]

@@ -1,0 +1,109 @@
+"""VPC NAT gateways: a zone's external network and, per tenant VPC, a gateway with elastic IPs.
+
+Kube-OVN runs a VPC NAT gateway as a pod (StatefulSet `vpc-nat-gw-<name>`) with one leg in
+a VPC subnet (`lanIp`) and one on the external network, a macvlan on a dedicated NIC; its
+elastic IPs (IptablesEIP) come from the external Subnet and carry SNAT and DNAT rules.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from fabricgen.model.common import Address, Label, Network, Port, Section, SubnetCIDR
+
+
+def _address_range(value: str) -> str:
+    parts = value.split("..")
+    if len(parts) > 2:
+        raise ValueError(f"{value!r} is not an address or a range FIRST..LAST")
+    try:
+        first, last = (IPv4Address(p) for p in (parts[0], parts[-1]))
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IPv4 address or a range FIRST..LAST") from exc
+    if first > last:
+        raise ValueError(f"{value!r} ends before it starts; write FIRST..LAST")
+    return value
+
+
+AddressRange = Annotated[str, AfterValidator(_address_range)]
+"""One IPv4 address, or a range `FIRST..LAST` as Kube-OVN's `excludeIps` writes it."""
+
+InterfaceName = Annotated[
+    str,
+    Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=15,
+          description="Linux interface name (at most 15 characters, no dot: the VLAN goes in vlanId)."),
+]
+
+
+class ExternalNetwork(Section):
+    """The external network of the zone's VPC NAT gateways (`ovn-vpc-external-network`).
+
+    A macvlan NetworkAttachmentDefinition in `kube-system` on a dedicated NIC of the nodes
+    that run NAT gateways, and the Subnet from which Kube-OVN hands out elastic IPs.
+    """
+
+    interface: InterfaceName
+    """The dedicated NIC (macvlan `master`) on the nodes that run NAT gateways."""
+    vlan_id: int | None = Field(default=None, ge=1, le=4094)
+    """A tagged VLAN on that NIC: the macvlan master becomes `<interface>.<vlanId>`, a VLAN
+    sub-interface that must exist on those nodes (macvlan does not create it)."""
+    cidr: SubnetCIDR
+    """The external range; elastic IPs come from it."""
+    gateway: Address
+    """The physical router of the external network (the NAT gateways' default route)."""
+    exclude_ips: list[AddressRange] = []
+    """Addresses Kube-OVN must not hand out (routers, hosts already on the network)."""
+
+
+class Eip(Section):
+    """An elastic IP of the gateway (IptablesEIP)."""
+
+    name: Label
+    """IptablesEIP name; cluster-scoped."""
+    address: Address | None = None
+    """A fixed address in the external network (`v4ip`); Kube-OVN picks a free one if omitted."""
+
+
+class SnatRule(Section):
+    """Source NAT of a VPC range to an elastic IP (IptablesSnatRule)."""
+
+    name: Label
+    """IptablesSnatRule name; cluster-scoped."""
+    eip: Label
+    """One of the gateway's `eips`."""
+    internal_cidr: Network = Field(alias="internalCIDR")
+    """The VPC range whose traffic leaves from the elastic IP; inside one of the VPC's subnets."""
+
+
+class DnatRule(Section):
+    """Destination NAT of an elastic IP's port to a VPC address (IptablesDnatRule)."""
+
+    name: Label
+    """IptablesDnatRule name; cluster-scoped."""
+    eip: Label
+    """One of the gateway's `eips`."""
+    protocol: Literal["tcp", "udp"] = "tcp"
+    external_port: Port
+    internal_ip: Address
+    """The VPC address that receives the traffic; inside one of the VPC's subnets."""
+    internal_port: Port
+
+
+class NatGateway(Section):
+    """The VPC's NAT gateway (VpcNatGateway). fabricgen adds the VPC's default route
+    `0.0.0.0/0` through `lanIp`."""
+
+    name: Annotated[Label, Field(max_length=48)]
+    """VpcNatGateway name; cluster-scoped. The pod is `vpc-nat-gw-<name>-0`, so at most 48 characters."""
+    subnet: Label
+    """The VPC subnet the gateway's LAN leg sits on."""
+    lan_ip: Address
+    """The gateway's address in `subnet`; it must not be used by anything else."""
+    selector: dict[str, str] = {}
+    """Node selector of the gateway pod: only nodes that have the external NIC."""
+    eips: list[Eip] = []
+    snat: list[SnatRule] = []
+    dnat: list[DnatRule] = []
