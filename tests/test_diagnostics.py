@@ -316,6 +316,9 @@ CASES = [
     case('FG418', [EXTERNAL, nat_gateway(), nat_gateway(after=S2_LINE, subnet="s2", lan="10.100.2.254")],
          "sites/t/fabric.yaml:37:11: zones[0].vpcs[1].natGateway.name: VpcNatGateway 'gw-1' already exists in zone 'a'; VpcNatGateway names are cluster-wide; rename it [FG418]",
          ),
+    case('FG003-vlan-interface', [('    vpcs:\n', '    externalNetwork: {interface: enp129s0f1np1, vlanId: 300, cidr: 192.0.2.0/24, gateway: 192.0.2.1}\n    vpcs:\n')],
+         "sites/t/fabric.yaml:24:22: zones[0].externalNetwork: the VLAN sub-interface enp129s0f1np1.300 is longer than the 15 characters Linux allows in an interface name; use a NIC with a shorter name [FG003]",
+         ),
 ]
 
 # Codes that need more than one file or no file at all; tested through the CLI below.

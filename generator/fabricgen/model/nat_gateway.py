@@ -10,7 +10,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from fabricgen.model.common import Address, Label, Network, Port, Section, SubnetCIDR
 
@@ -56,6 +56,13 @@ class ExternalNetwork(Section):
     """The physical router of the external network (the NAT gateways' default route)."""
     exclude_ips: list[AddressRange] = []
     """Addresses Kube-OVN must not hand out (routers, hosts already on the network)."""
+
+    @model_validator(mode="after")
+    def _vlan_interface_fits(self) -> ExternalNetwork:
+        if self.vlan_id is not None and len(f"{self.interface}.{self.vlan_id}") > 15:
+            raise ValueError(f"the VLAN sub-interface {self.interface}.{self.vlan_id} is longer than the 15 "
+                             "characters Linux allows in an interface name; use a NIC with a shorter name")
+        return self
 
 
 class Eip(Section):
