@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fabricgen import __version__, exit_codes
+from fabricgen.report import FORMATS
 
 EPILOG = """\
 exit codes:
@@ -28,7 +29,7 @@ exit codes:
 
 
 def _add_diagnostics_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", dest="fmt", choices=("auto", "text", "json", "github"), default="auto",
+    parser.add_argument("--format", dest="fmt", choices=FORMATS, default="auto",
                         help="diagnostics format (auto: github under GitHub Actions, else text)")
 
 
