@@ -14,8 +14,8 @@ from fabricgen.pipeline import Build, load_text, render
 from fabricgen.report import text_line
 
 REPO = Path(__file__).resolve().parents[1]
-# CI clones the repository beside a read-only copy of shared/: <clone>/ and ../shared/.
-SHARED = REPO.parent / "shared"
+# Upstream CRD schemas vendored with the tests (see tests/crds/README.md).
+CRD_DIR = REPO / "tests" / "crds"
 SITES = sorted(REPO.glob("sites/*/fabric.yaml"))
 
 

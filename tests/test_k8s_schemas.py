@@ -1,6 +1,6 @@
 """Every rendered Kubernetes object against the schema of its API.
 
-- kubeovn.io kinds: the `openAPIV3Schema` of the upstream CRD in ../shared/reference/crds/,
+- kubeovn.io kinds: the `openAPIV3Schema` of the upstream CRD vendored in tests/crds/,
   made strict (unknown fields rejected, as `kubectl apply --validate=strict` does; the API
   server would otherwise drop them silently).
 - Core kinds (ConfigMap, Deployment, Job, ...): the Kubernetes OpenAPI schemas that the
@@ -27,9 +27,8 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import REPO, SHARED
+from conftest import CRD_DIR, REPO
 
-CRD_DIR = SHARED / "reference" / "crds"
 K8S_VERSION = "1.33"  # SUSE Virtualization 1.6+ / RKE2 of the lab's generation
 
 
@@ -96,8 +95,6 @@ def crd_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator
 
 
 def crd_schema(api_version: str, kind: str) -> dict[str, Any]:
-    if not CRD_DIR.is_dir():
-        pytest.skip(f"upstream CRDs not found at {CRD_DIR} (expected ../shared/ beside the clone)")
     schema = crd_schemas().get((api_version, kind))
     assert schema is not None, f"no served CRD version for {api_version} {kind} in {CRD_DIR}"
     return schema
