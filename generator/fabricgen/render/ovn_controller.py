@@ -1,10 +1,11 @@
 """Per OVN database member (controller):
 
-- `configure-ovn-central.sh`: NB/SB `set-connection` (only when it differs, so a
-  second run changes nothing) and the provider networks (`--may-exist` localnet
-  switches and ports, marked `fabricgen-owner=central/<deployment>`); marked
-  switches and ports that fabric.yaml no longer lists are deleted. Honours
-  OVN_NB_DB / OVN_SB_DB.
+- `configure-ovn-central.sh`: the NB/SB Connection rows (listeners) and the
+  provider networks (localnet switches and ports), all marked
+  `fabricgen-owner=central/<deployment>` and compared before they are written, so a
+  second run changes nothing; marked rows that fabric.yaml no longer lists are
+  deleted. A same-name row without the marker stops the script before any change,
+  as does a database that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
 - `ovn-central.nft`: an nftables table that lets only the client networks (and,
   for raft, the other members) reach the database ports.
 """

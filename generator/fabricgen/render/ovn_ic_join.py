@@ -6,8 +6,10 @@
   order and, with explicit routing, static routes to every other AZ through its
   transit address. Everything is compared before it is written, so a second run
   changes nothing. The ports and routes are marked `fabricgen-owner=ic/<deployment>`;
-  marked ones that the fabric no longer yields are deleted. Honours OVN_NB_DB,
-  OVN_SB_DB, OVN_IC_NB_DB and OVN_IC_SB_DB.
+  marked ones that the fabric no longer yields are deleted. A same-name port or a
+  route to the same prefix without the marker stops the script before any change,
+  as does one of the four databases not answering. Honours OVN_NB_DB, OVN_SB_DB,
+  OVN_IC_NB_DB and OVN_IC_SB_DB.
 - `ovn-ic.service.d/10-fabricgen.conf`: the systemd drop-in that starts ovn-ic
   against the deployment's NB/SB and the fabric's IC database.
 """

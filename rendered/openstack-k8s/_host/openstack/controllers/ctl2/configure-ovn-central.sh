@@ -4,9 +4,12 @@
 #
 # OVN deployment openstack: northbound/southbound connections and provider
 # networks, run on controller ctl2 (10.20.0.12). Safe to run any number
-# of times: unchanged settings are left alone. The provider network switches and ports
-# get external_ids:fabricgen-owner=central/openstack; marked ones that are no longer
-# provider networks of the deployment are deleted. Rows without that marker are never deleted.
+# of times: unchanged settings are left alone. The Connection rows, the provider network
+# switches and their ports get external_ids:fabricgen-owner=central/openstack; marked
+# ones that the fabric no longer lists are deleted. Rows without that marker (an operator's
+# listener, a platform's switch) are never adopted, changed or deleted: a row of the same name
+# (or Connection target) that is not this script's is reported and the script stops before
+# changing anything, with exit status 1. So does a database that does not answer.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets). The firewall for the DB ports is ovn-central.nft
 # beside this script (`nft -f ovn-central.nft`).
@@ -23,7 +26,8 @@ sbctl() {
 owner_key=fabricgen-owner
 owner=central/openstack
 
-# Mark one NB row (table, name) as this script's, unless it already is.
+# Mark one NB row (table, name) as this script's. Only called on rows this script created or
+# already owns: the checks below stop the script before it reaches a row of others.
 claim() {
     if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
         nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
@@ -40,20 +44,80 @@ listed() {
     printf '%s\n' "$1" | grep -qxF -- "$2"
 }
 
-# set-connection replaces the Connection row, so only call it when something differs.
-ensure_connection() {
-    ctl=$1 target=$2 probe=$3
-    want=$(printf '%s\n%s' "$target" "$probe")
-    have=$($ctl --bare --columns=target,inactivity_probe list Connection)
-    if [ "$have" != "$want" ]; then
-        $ctl --inactivity-probe="$probe" set-connection "$target"
+# Stop with the reason when a database does not answer: DESCRIPTION CTL TABLE REMOTE.
+need_db() {
+    if ! failure=$($2 --db="$4" --timeout=10 --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
+        echo "$0: the $1 database at $4 does not answer: $failure" >&2
+        exit 1
     fi
 }
 
+# The fabricgen-owner value of each row of CTL's TABLE matching the conditions that is not
+# this script's (`none` for a row without the marker), one per line.
+others() {
+    ctl=$1 table=$2
+    shift 2
+    for uuid in $($ctl --bare --columns=_uuid find "$table" "$@"); do
+        mark=$($ctl --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
+        [ "$mark" = "$owner" ] || printf '%s\n' "${mark:-none}"
+    done
+}
+
+# Report a row in the way that is not this script's: CTL TABLE DESCRIPTION CONDITION...
+conflicts=0
+check_free() {
+    ctl=$1 table=$2 what=$3
+    shift 3
+    found=$(others "$ctl" "$table" "$@")
+    if [ -n "$found" ]; then
+        echo "$0: $what exists and is not fabricgen's ($owner_key: $(printf '%s' "$found" | tr '\n' ' ')); left alone" >&2
+        conflicts=$((conflicts + 1))
+    fi
+}
+
+# This script's Connection rows of one database (CTL, its GLOBAL table): the one listening
+# on TARGET is kept (its inactivity_probe set) or created; the others it marked are removed.
+# Connection rows without the marker (an operator's listener) are left as they are.
+ensure_connection() {
+    ctl=$1 global=$2 target=$3 probe=$4
+    keep=
+    rows=$($ctl --format=csv --data=bare --no-headings --columns=_uuid,target,inactivity_probe \
+        find Connection "external_ids:$owner_key=\"$owner\"")
+    for row in $rows; do
+        uuid=${row%%,*} rest=${row#*,}
+        if [ -z "$keep" ] && [ "${rest%,*}" = "$target" ]; then
+            keep=$uuid
+            [ "${rest##*,}" = "$probe" ] || $ctl set Connection "$uuid" "inactivity_probe=$probe"
+        else
+            $ctl remove "$global" . connections "$uuid"
+        fi
+    done
+    if [ -z "$keep" ]; then
+        $ctl -- --id=@c create Connection "target=\"$target\"" "inactivity_probe=$probe" \
+            "external_ids:$owner_key=\"$owner\"" -- add "$global" . connections @c >/dev/null
+    fi
+}
+
+nb_db=${OVN_NB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnnb_db.sock}
+sb_db=${OVN_SB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnsb_db.sock}
+need_db northbound ovn-nbctl NB_Global "$nb_db"
+need_db southbound ovn-sbctl SB_Global "$sb_db"
+
+# Rows in the way that are not this script's: nothing is changed while there are any.
+check_free nbctl Connection 'northbound Connection ptcp:6641' 'target="ptcp:6641"'
+check_free sbctl Connection 'southbound Connection ptcp:6642' 'target="ptcp:6642"'
+check_free nbctl Logical_Switch 'switch public' 'name="public"'
+check_free nbctl Logical_Switch_Port 'port public-external' 'name="public-external"'
+if [ "$conflicts" -gt 0 ]; then
+    echo "$0: $conflicts row(s) in the way are not fabricgen's; nothing changed. Rename what fabric.yaml" \
+        "declares, or, for a row an earlier fabricgen left, mark it: external_ids:$owner_key=$owner" >&2
+    exit 1
+fi
+
 nbctl init
 sbctl init
-ensure_connection nbctl ptcp:6641 60000
-ensure_connection sbctl ptcp:6642 60000
+ensure_connection nbctl NB_Global ptcp:6641 60000
+ensure_connection sbctl SB_Global ptcp:6642 60000
 
 # Provider network public: localnet port public-external on physnet1.
 nbctl --may-exist ls-add public

@@ -10,7 +10,9 @@
 # times: every setting is compared before it is written. The ports and static routes get
 # external_ids:fabricgen-owner=ic/openstack; marked ones that the fabric no longer
 # yields are deleted. Rows without that marker (the router's other routes, ports of other
-# platforms, routes ovn-ic learns) are never deleted.
+# platforms, routes ovn-ic learns) are never adopted, changed or deleted: a port of the same
+# name or a route to the same prefix that is not this script's is reported and the script
+# stops before changing anything, with exit status 1. So does a database that does not answer.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets); OVN_IC_NB_DB and OVN_IC_SB_DB other IC databases
 # (default: the fabric's IC database members).
@@ -37,7 +39,8 @@ nbctl() {
     ovn-nbctl "$@"
 }
 
-# Mark one NB row (table, name or UUID) as this script's, unless it already is.
+# Mark one NB row (table, name or UUID) as this script's. Only called on rows this script
+# created or already owns: the checks below stop the script before it reaches a row of others.
 claim() {
     if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
         nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
@@ -59,10 +62,10 @@ listed() {
 ensure_route() {
     on_router=$(nbctl get Logical_Router "$router" static_routes)
     found=$(nbctl --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
-        'policy!=src-ip' 'route_table=""')
+        'policy!=src-ip' 'route_table=""' "external_ids:$owner_key=\"$owner\"")
     for uuid in $found; do
         case $on_router in
-            *"$uuid"*) claim Logical_Router_Static_Route "$uuid"; return ;;
+            *"$uuid"*) return ;;
         esac
     done
     nbctl -- --id=@route create Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
@@ -74,9 +77,75 @@ nb_option() {
     nbctl --if-exists get NB_Global . "options:$1" | tr -d '"'
 }
 
+# Stop with the reason when a database does not answer: DESCRIPTION CTL TABLE REMOTE.
+need_db() {
+    if ! failure=$($2 --db="$4" --timeout=10 --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
+        echo "$0: the $1 database at $4 does not answer: $failure" >&2
+        exit 1
+    fi
+}
+
+# The fabricgen-owner value of each NB row of TABLE matching the conditions that is not this
+# script's (`none` for a row without the marker), one per line.
+others() {
+    table=$1
+    shift
+    for uuid in $(nbctl --bare --columns=_uuid find "$table" "$@"); do
+        mark=$(nbctl --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
+        [ "$mark" = "$owner" ] || printf '%s\n' "${mark:-none}"
+    done
+}
+
+# Report a row in the way that is not this script's: TABLE DESCRIPTION CONDITION...
+conflicts=0
+check_free() {
+    table=$1 what=$2
+    shift 2
+    found=$(others "$table" "$@")
+    if [ -n "$found" ]; then
+        echo "$0: $what exists and is not fabricgen's ($owner_key: $(printf '%s' "$found" | tr '\n' ' ')); left alone" >&2
+        conflicts=$((conflicts + 1))
+    fi
+}
+
+# Report routes of the router to PREFIX (dst-ip, main route table) that are not this script's:
+# this script's route PREFIX via NEXTHOP would share traffic with them.
+check_route() {
+    [ -n "$router_uuid" ] || return 0
+    on_router=$(nbctl get Logical_Router "$router_uuid" static_routes)
+    for uuid in $(nbctl --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" \
+            'policy!=src-ip' 'route_table=""'); do
+        case $on_router in *"$uuid"*) ;; *) continue ;; esac
+        mark=$(nbctl --if-exists get Logical_Router_Static_Route "$uuid" "external_ids:$owner_key" | tr -d '"')
+        [ "$mark" = "$owner" ] && continue
+        hop=$(nbctl get Logical_Router_Static_Route "$uuid" nexthop | tr -d '"')
+        echo "$0: route $1 via $hop on router $router exists and is not fabricgen's ($owner_key: ${mark:-none});" \
+            "left alone, and fabricgen's route $1 via $2 is not added" >&2
+        conflicts=$((conflicts + 1))
+    done
+}
+
+nb_db=${OVN_NB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnnb_db.sock}
+sb_db=${OVN_SB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnsb_db.sock}
+need_db northbound ovn-nbctl NB_Global "$nb_db"
+need_db southbound ovn-sbctl SB_Global "$sb_db"
+need_db "IC northbound" ovn-ic-nbctl IC_NB_Global "$OVN_IC_NB_DB"
+need_db "IC southbound" ovn-ic-sbctl IC_SB_Global "$OVN_IC_SB_DB"
+
 # The transit switch is created on the IC side (Kube-OVN's IC server); ovn-ic copies it here.
 if ! ovn-ic-nbctl --timeout=30 --bare --columns=name find Transit_Switch "name=\"$ts\"" | grep -qx "$ts"; then
     echo "$0: transit switch $ts is not in the IC northbound database $OVN_IC_NB_DB" >&2
+    exit 1
+fi
+
+# Rows in the way that are not this script's: nothing is changed while there are any.
+router_uuid=$(nbctl --bare --columns=_uuid find Logical_Router "name=\"$router\"")
+check_free Logical_Router_Port "router port $lrp" "name=\"$lrp\""
+check_free Logical_Switch_Port "switch port $lsp" "name=\"$lsp\""
+check_route 10.128.0.0/14 169.254.100.201
+if [ "$conflicts" -gt 0 ]; then
+    echo "$0: $conflicts row(s) in the way are not fabricgen's; nothing changed. Change what fabric.yaml" \
+        "declares, or, for a row an earlier fabricgen left, mark it: external_ids:$owner_key=$owner" >&2
     exit 1
 fi
 

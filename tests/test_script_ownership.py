@@ -1,0 +1,281 @@
+"""Controller scripts never take over or delete what they do not own, against real OVN 23.03.
+
+Rows are created by hand the way an operator, Neutron or another tool would: without the
+`fabricgen-owner` marker, or with another script's. A row of the same name as one the
+script manages (a provider network switch or its port, the IC router port or transit
+switch port), a route on the IC router to a prefix the fabric routes, or a Connection on
+the same target is reported on stderr and the script exits 1 having changed nothing; a
+later render without the row's counterpart leaves it as it was. Connection rows of others
+(an operator's monitoring listener) survive every run. A database that does not answer
+stops the script with its name and address.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from ipaddress import IPv4Address
+from pathlib import Path
+
+import pytest
+
+from fabricgen.deployment_plan import OWNER_KEY
+from support.ic_sandbox import Sandbox, missing_prerequisites
+from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
+from test_script_pruning import FABRIC, ROUTER, WITHOUT_NETWORKS, controller_script, ctl, edited, rows, sh
+
+OVN_IC_NB = Path("/usr/share/ovn/ovn-ic-nb.ovsschema")
+OVN_IC_SB = Path("/usr/share/ovn/ovn-ic-sb.ovsschema")
+CENTRAL, IC = "configure-ovn-central.sh", "configure-ovn-ic.sh"
+
+
+@pytest.fixture
+def databases(tmp_path: Path) -> Iterator[OvsdbServers]:
+    gone = missing() + [str(s) for s in (OVN_IC_NB, OVN_IC_SB) if not s.exists()]
+    if gone:
+        pytest.skip(f"not installed: {', '.join(gone)}")
+    with OvsdbServers(tmp_path / "db") as servers:
+        yield servers
+
+
+@pytest.fixture
+def scripts(tmp_path: Path) -> Path:
+    path = tmp_path / "scripts"
+    path.mkdir()
+    return path
+
+
+def central_env(nb: Database, sb: Database) -> dict[str, str]:
+    return {**os.environ, "OVN_NB_DB": nb.remote, "OVN_SB_DB": sb.remote}
+
+
+# --- provider networks: a switch and port of the same name --------------------------------
+
+
+@pytest.mark.parametrize("marker", [None, "central/other"], ids=["unmarked", "other-owner"])
+def test_central_script_leaves_an_operators_same_name_switch_alone(
+        databases: OvsdbServers, scripts: Path, marker: str | None) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    nbctl = lambda *args: ctl("ovn-nbctl", env, *args)  # noqa: E731
+    nbctl("init")
+    ctl("ovn-sbctl", env, "init")
+    # The operator's switch `storage` with a localnet port `storage-external` of their own.
+    nbctl("ls-add", "storage", "--", "lsp-add", "storage", "storage-external",
+          "--", "lsp-set-type", "storage-external", "localnet", "--", "lsp-set-addresses", "storage-external",
+          "unknown", "--", "lsp-set-options", "storage-external", "network_name=storage-net")
+    if marker is not None:
+        for table, name in (("Logical_Switch", "storage"), ("Logical_Switch_Port", "storage-external")):
+            nbctl("set", table, name, f'external_ids:{OWNER_KEY}="{marker}"')
+    operators = {"switch": rows(env, "Logical_Switch", "name")[("storage",)],
+                 "port": rows(env, "Logical_Switch_Port", "name")[("storage-external",)]}
+    dumps = nb.dump(), sb.dump()
+
+    refused = sh(controller_script(FABRIC, CENTRAL, scripts), env)
+    assert refused.returncode == 1, refused.stderr
+    owner = marker or "none"
+    assert f"switch storage exists and is not fabricgen's ({OWNER_KEY}: {owner}); left alone" in refused.stderr
+    assert f"port storage-external exists and is not fabricgen's ({OWNER_KEY}: {owner}); left alone" \
+        in refused.stderr
+    assert "2 row(s) in the way are not fabricgen's; nothing changed" in refused.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "a refused run changed a database"
+
+    # A later fabric without the storage network: the operator's rows are untouched.
+    later = sh(controller_script(WITHOUT_NETWORKS, CENTRAL, scripts), env)
+    assert later.returncode == 0, later.stderr
+    assert rows(env, "Logical_Switch", "name")[("storage",)] == operators["switch"]
+    assert rows(env, "Logical_Switch_Port", "name")[("storage-external",)] == operators["port"]
+    assert nbctl("lsp-get-options", "storage-external") == "network_name=storage-net"
+    assert nbctl("get", "Logical_Switch_Port", "storage-external", "tag") == "[]"
+    assert rows(env, "Logical_Switch", "name")[("public",)].owner == "central/dc"
+
+
+# --- Connection rows: only fabricgen's are managed -----------------------------------------
+
+
+def connections(env: dict[str, str], tool: str) -> dict[str, tuple[str, str]]:
+    """Every Connection row of one database: target -> (uuid, fabricgen owner)."""
+    out = {}
+    for line in ctl(tool, env, "--format=csv", "--data=bare", "--no-headings",
+                    "--columns=target,_uuid", "list", "Connection").splitlines():
+        target, uuid = line.rsplit(",", 1)
+        owner = ctl(tool, env, "--if-exists", "get", "Connection", uuid, f"external_ids:{OWNER_KEY}")
+        out[target.strip('"')] = (uuid, owner.strip('"'))
+    return out
+
+
+def test_central_script_keeps_an_operators_listeners(databases: OvsdbServers, scripts: Path, tmp_path: Path) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    ctl("ovn-nbctl", env, "init")
+    ctl("ovn-sbctl", env, "init")
+    # A monitoring socket on the NB and a read-only TCP listener on the SB, added by hand.
+    monitor = f"punix:{tmp_path / 'monitor.sock'}"
+    ctl("ovn-nbctl", env, "--", "--id=@c", "create", "Connection", f'target="{monitor}"',
+        "--", "add", "NB_Global", ".", "connections", "@c")
+    ctl("ovn-sbctl", env, "--", "--id=@c", "create", "Connection", 'target="ptcp:16642:127.0.0.1"',
+        "read_only=true", "--", "add", "SB_Global", ".", "connections", "@c")
+    theirs = {"nb": connections(env, "ovn-nbctl"), "sb": connections(env, "ovn-sbctl")}
+
+    script = controller_script(FABRIC, CENTRAL, scripts)
+    first = sh(script, env)
+    assert first.returncode == 0, first.stderr
+    nb_rows, sb_rows = connections(env, "ovn-nbctl"), connections(env, "ovn-sbctl")
+    assert nb_rows[monitor] == theirs["nb"][monitor]
+    assert sb_rows["ptcp:16642:127.0.0.1"] == theirs["sb"]["ptcp:16642:127.0.0.1"]
+    assert nb_rows["ptcp:6641:10.20.0.11"][1] == sb_rows["ptcp:6642:10.20.0.11"][1] == "central/dc"
+    assert len(nb_rows) == len(sb_rows) == 2
+    assert ctl("ovn-nbctl", env, "get", "Connection", nb_rows["ptcp:6641:10.20.0.11"][0],
+               "inactivity_probe") == "60000"
+
+    dumps = nb.dump(), sb.dump()
+    second = sh(script, env)
+    assert second.returncode == 0, second.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "the second run changed a database"
+
+    # The fabric moves the NB port: fabricgen's row follows, the operator's stays.
+    moved = sh(controller_script(edited(FABRIC, ("      clientNetworks: [10.20.0.0/24]\n",
+                                                 "      clientNetworks: [10.20.0.0/24]\n      nbPort: 7641\n")),
+                                 CENTRAL, scripts), env)
+    assert moved.returncode == 0, moved.stderr
+    after = connections(env, "ovn-nbctl")
+    assert sorted(after) == sorted([monitor, "ptcp:7641:10.20.0.11"])
+    assert after[monitor] == theirs["nb"][monitor]
+    assert connections(env, "ovn-sbctl") == sb_rows
+
+
+def test_central_script_refuses_a_listener_of_others_on_its_target(databases: OvsdbServers, scripts: Path) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    ctl("ovn-nbctl", env, "init")
+    ctl("ovn-sbctl", env, "init")
+    ctl("ovn-nbctl", env, "set-connection", "ptcp:6641:10.20.0.11")  # by hand, unmarked
+    dumps = nb.dump(), sb.dump()
+    refused = sh(controller_script(FABRIC, CENTRAL, scripts), env)
+    assert refused.returncode == 1
+    assert (f"northbound Connection ptcp:6641:10.20.0.11 exists and is not fabricgen's ({OWNER_KEY}: none)"
+            in refused.stderr)
+    assert (nb.dump(), sb.dump()) == dumps
+
+
+# --- configure-ovn-ic.sh: router port, transit switch port, routes -------------------------
+
+_MISSING = missing_prerequisites()
+needs_ovn_ic = pytest.mark.skipif(bool(_MISSING), reason=f"real OVN-IC needed; missing: {', '.join(_MISSING)}")
+SHRUNK_ROUTES = edited(FABRIC, ("""  - name: branch
+    platform: kube-ovn
+    gatewayNodes: [branch-gw1]
+    transitAddress: 169.254.100.24
+    backbone:
+      cidr: 172.30.20.0/24
+""", ""))
+
+
+def ic_env(sandbox: Sandbox) -> dict[str, str]:
+    return {**sandbox.env(), "OVN_NB_DB": sandbox.nb_db("dc"), "OVN_SB_DB": sandbox.sb_db("dc"),
+            "OVN_IC_NB_DB": sandbox.ic_nb, "OVN_IC_SB_DB": sandbox.ic_sb}
+
+
+def nb_dump(sandbox: Sandbox) -> str:
+    return ctl("ovsdb-client", sandbox.env(), "dump", sandbox.nb_db("dc"), "OVN_Northbound")
+
+
+@needs_ovn_ic
+@pytest.mark.parametrize("hop", ["169.254.100.24", "169.254.100.77"], ids=["same-next-hop", "other-next-hop"])
+def test_ic_script_leaves_an_operators_route_alone(scripts: Path, hop: str) -> None:
+    with Sandbox.running([]) as sandbox:
+        sandbox.start_az("dc")
+        sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
+        env = ic_env(sandbox)
+        # The operator's route to the branch backbone, which the fabric also routes.
+        sandbox.nb("dc", "lr-add", ROUTER)
+        sandbox.nb("dc", "lr-route-add", ROUTER, "172.30.20.0/24", hop)
+        theirs = rows(env, "Logical_Router_Static_Route", "ip_prefix", "nexthop")[("172.30.20.0/24", hop)]
+        before = nb_dump(sandbox)
+
+        refused = sh(controller_script(FABRIC, IC, scripts), env)
+        assert refused.returncode == 1, refused.stderr + refused.stdout
+        assert (f"route 172.30.20.0/24 via {hop} on router {ROUTER} exists and is not fabricgen's "
+                f"({OWNER_KEY}: none); left alone, and fabricgen's route 172.30.20.0/24 via 169.254.100.24 "
+                "is not added") in refused.stderr
+        assert nb_dump(sandbox) == before, "a refused run changed the database"
+
+        # Without the branch zone the script runs, and the operator's route is the same row.
+        later = sh(controller_script(SHRUNK_ROUTES, IC, scripts), env)
+        assert later.returncode == 0, later.stderr + later.stdout
+        after = rows(env, "Logical_Router_Static_Route", "ip_prefix", "nexthop")
+        assert after[("172.30.20.0/24", hop)] == theirs
+        assert after[("172.30.10.0/24", "169.254.100.23")].owner == "ic/dc"
+
+
+@needs_ovn_ic
+@pytest.mark.parametrize("which", ["router-port", "switch-port"])
+def test_ic_script_leaves_an_operators_transit_ports_alone(scripts: Path, which: str) -> None:
+    with Sandbox.running([]) as sandbox:
+        sandbox.start_az("dc", az_name="dc")  # registered, so ovn-ic copies the transit switch
+        sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
+        env = ic_env(sandbox)
+        sandbox.nb("dc", "lr-add", "operators-router")
+        if which == "router-port":
+            sandbox.nb("dc", "lrp-add", "operators-router", "dc-ts", "00:00:00:00:99:01", "169.254.100.99/24")
+            table, name, what = "Logical_Router_Port", "dc-ts", "router port dc-ts"
+        else:
+            sandbox.nb("dc", "wait-until", "Logical_Switch", "ts")
+            sandbox.nb("dc", "lsp-add", "ts", "ts-dc", "--", "lsp-set-addresses", "ts-dc", "00:00:00:00:99:02")
+            table, name, what = "Logical_Switch_Port", "ts-dc", "switch port ts-dc"
+        theirs = rows(env, table, "name")[(name,)]
+        before = nb_dump(sandbox)
+
+        refused = sh(controller_script(FABRIC, IC, scripts), env)
+        assert refused.returncode == 1, refused.stderr + refused.stdout
+        assert f"{what} exists and is not fabricgen's ({OWNER_KEY}: none); left alone" in refused.stderr
+        assert nb_dump(sandbox) == before, "a refused run changed the database"
+        assert rows(env, table, "name")[(name,)] == theirs
+
+
+# --- databases that do not answer -----------------------------------------------------------
+
+
+def ic_databases(databases: OvsdbServers) -> dict[str, Database]:
+    """NB, SB, IC NB and IC SB servers with what the script needs before it reaches ovn-ic:
+    the transit switch in the IC NB and, as ovn-ic would have copied it, in the NB."""
+    dbs = {"nb": databases.start(OVN_NB), "sb": databases.start(OVN_SB),
+           "ic_nb": databases.start(OVN_IC_NB), "ic_sb": databases.start(OVN_IC_SB)}
+    env = ic_script_env(dbs)
+    ctl("ovn-ic-nbctl", env, "init")
+    ctl("ovn-ic-nbctl", env, "ts-add", "ts")
+    ctl("ovn-nbctl", env, "init")
+    ctl("ovn-nbctl", env, "ls-add", "ts")
+    return dbs
+
+
+def ic_script_env(dbs: dict[str, Database]) -> dict[str, str]:
+    return {**os.environ, "OVN_NB_DB": dbs["nb"].remote, "OVN_SB_DB": dbs["sb"].remote,
+            "OVN_IC_NB_DB": dbs["ic_nb"].remote, "OVN_IC_SB_DB": dbs["ic_sb"].remote}
+
+
+@pytest.mark.parametrize(("down", "name"), [("sb", "southbound"), ("ic_nb", "IC northbound"),
+                                            ("ic_sb", "IC southbound"), ("nb", "northbound")])
+def test_ic_script_names_the_database_that_does_not_answer(databases: OvsdbServers, scripts: Path,
+                                                           down: str, name: str) -> None:
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    dbs[down].stop()
+    result = sh(controller_script(FABRIC, IC, scripts), env)
+    assert result.returncode == 1, result.stderr + result.stdout
+    assert f": the {name} database at {dbs[down].remote} does not answer: " in result.stderr
+    assert "transit switch" not in result.stderr
+    for other, database in dbs.items():
+        if other != down:
+            assert f"{database.remote}" not in result.stderr
+
+
+@pytest.mark.parametrize(("down", "name"), [("nb", "northbound"), ("sb", "southbound")])
+def test_central_script_names_the_database_that_does_not_answer(databases: OvsdbServers, scripts: Path,
+                                                                down: str, name: str) -> None:
+    dbs = {"nb": databases.start(OVN_NB), "sb": databases.start(OVN_SB)}
+    env = central_env(dbs["nb"], dbs["sb"])
+    dbs[down].stop()
+    result = sh(controller_script(FABRIC, CENTRAL, scripts), env)
+    assert result.returncode == 1, result.stderr + result.stdout
+    assert f": the {name} database at {dbs[down].remote} does not answer: " in result.stderr
