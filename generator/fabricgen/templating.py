@@ -1,9 +1,11 @@
 """The only jinja2 environment: text formats (scripts, INI, properties).
 
 `StrictUndefined` turns a missing variable into an error instead of an empty
-string. Values from fabric.yaml reach templates only through the escaping filters:
-`shquote` (POSIX shell word), `ini` (one INI value line), `prop` (Java properties
-value). Kubernetes objects are never templated; they are data.
+string. Values from fabric.yaml reach templates only through the escaping filters,
+one per reader: `shquote` (POSIX shell word), `gcfg` (a value of a git-config-syntax
+file such as ovn_k8s.conf), `oslo` (a value of an oslo.config INI file such as
+ml2_conf.ini) and `line` (a comment or a value of a reader without escapes: no line
+breaks). Kubernetes objects are never templated; they are data.
 """
 
 from __future__ import annotations
@@ -36,6 +38,37 @@ def single_line(value: object) -> str:
     return text
 
 
+# gcfg (gopkg.in/gcfg.v1, scanner/scanner.go and read.go) and git config read `;` and `#` as the
+# start of a comment outside double quotes, `"` as a quote and `\` as an escape; they drop
+# unquoted leading and trailing blanks. Inside quotes both accept `\\`, `\"`, `\t` and `\n`.
+_GCFG_SPECIAL = re.compile(r'[;#"\\\t]|^[ ]|[ ]$')
+
+
+def gcfg_value(value: object) -> str:
+    """A value that gcfg (and `git config`) read back as `value`: double-quoted, with `\\` and `"`
+    escaped, when it holds anything the unquoted syntax would change."""
+    text = single_line(value)
+    if not _GCFG_SPECIAL.search(text):
+        return text
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def oslo_value(value: object) -> str:
+    """A value that oslo.config reads back as `value`.
+
+    oslo.config (oslo_config/iniparser.py) strips blanks around a value and one pair of
+    matching quotes around it, and has no inline comments; then (cfg.py, `_substitute`) it
+    turns `\\$` into `$$` and expands `$name` / `${name}` with string.Template, `$$` giving
+    `$`. Each `$` is written `\\$`, and a value that would lose blanks or quotes is quoted.
+    `%` means nothing to oslo.config (it does not use configparser's interpolation).
+    """
+    text = single_line(value).replace("$", "\\$")
+    if text != text.strip() or (text[:1] in ('"', "'") and text[:1] == text[-1:]):
+        return f'"{text}"'
+    return text
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -48,6 +81,8 @@ def environment() -> jinja2.Environment:
     )
     env.filters["shquote"] = shquote
     env.filters["line"] = single_line
+    env.filters["gcfg"] = gcfg_value
+    env.filters["oslo"] = oslo_value
     return env
 
 

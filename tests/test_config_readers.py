@@ -1,0 +1,182 @@
+"""Values read back as written, by the real reader of each file.
+
+ovn_k8s.conf is read by gcfg (gopkg.in/gcfg.v1, git-config syntax): here by `git config -f
+FILE --get section.key`, which follows the same rules for comments (`;`, `#`), quotes and
+escapes. ml2_conf.ini is read by oslo.config (installed as a test dependency): its own INI
+parser and its `$name` / `${name}` substitution. Hostile values (comment characters, quotes,
+backslashes, dollars, percent signs, blanks) go through the fabric into both files and come
+back unchanged; a value neither format can hold (a line break) is refused with a located error.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oslo_config import cfg as oslo_cfg  # a test dependency (pyproject.toml, extra `test`)
+
+from conftest import REPO, build_file, build_text, diagnostic_lines, edit
+from fabricgen.pipeline import Build
+from fabricgen.templating import gcfg_value, oslo_value
+
+SAMPLE = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
+SITE_FILE = "sites/openstack-k8s/fabric.yaml"
+HOSTILE = [
+    "/etc/ovn/a;b.pem", "/etc/ovn/a#b.pem", '/etc/ovn/"quoted".pem', "/etc/ovn/back\\slash.pem",
+    "/etc/ovn/$x.pem", "/etc/ovn/${x}.pem", "/etc/ovn/$$.pem", "/etc/ovn/\\$x.pem", "/etc/ovn/100%.pem",
+    "/etc/ovn/%(x)s.pem", '/etc/ovn/\\";#x', "/etc/ovn/end\\",
+]
+BLANKS = [" leading", "trailing ", "in side", "\ttab", "'single'", '"double"', '"', "'", "", "=", "a = b"]
+
+
+def _need_git() -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+
+
+def git_config(path: Path, key: str) -> str:
+    """The value of `key` as git config reads it (gcfg's syntax)."""
+    out = subprocess.run(["git", "config", "-f", str(path), "--get", key], capture_output=True, check=True)
+    return out.stdout.decode("utf-8").removesuffix("\n")
+
+
+def oslo_read(path: Path, options: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """Values of the given group options as oslo.config's ConfigOpts reads them from one file."""
+    conf = oslo_cfg.ConfigOpts()
+    for group, names in options.items():
+        conf.register_opts([oslo_cfg.StrOpt(name) for name in names], group=group)
+    conf(args=[], default_config_files=[str(path)], default_config_dirs=[], project="fabricgen-test",
+         use_env=False)
+    return {(g, n): getattr(getattr(conf, g), n) for g, names in options.items() for n in names}
+
+
+# --- the filters on their own, against the real readers ------------------------------------
+
+
+def test_gcfg_values_read_back_with_git_config(tmp_path: Path) -> None:
+    _need_git()
+    values = HOSTILE + BLANKS + ["https://api.example:6443/p;q#r"]
+    path = tmp_path / "values.conf"
+    path.write_text("[s]\n" + "".join(f"k{i}={gcfg_value(v)}\n" for i, v in enumerate(values)), encoding="utf-8")
+    assert [git_config(path, f"s.k{i}") for i in range(len(values))] == values
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(st.characters(blacklist_characters="\r\n\x00", blacklist_categories=("Cs",)), max_size=30))
+def test_gcfg_any_one_line_value_reads_back(tmp_path_factory: pytest.TempPathFactory, value: str) -> None:
+    _need_git()
+    path = tmp_path_factory.mktemp("gcfg") / "one.conf"
+    path.write_text(f"[s]\nk={gcfg_value(value)}\n", encoding="utf-8")
+    assert git_config(path, "s.k") == value
+
+
+def test_oslo_values_read_back_with_oslo_config(tmp_path: Path) -> None:
+    values = HOSTILE + BLANKS
+    path = tmp_path / "values.ini"
+    path.write_text("[g]\n" + "".join(f"k{i} = {oslo_value(v)}\n" for i, v in enumerate(values)), encoding="utf-8")
+    read = oslo_read(path, {"g": [f"k{i}" for i in range(len(values))]})
+    assert [read[("g", f"k{i}")] for i in range(len(values))] == values
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(blacklist_characters="\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029",
+                             blacklist_categories=("Cs",)), min_size=1, max_size=30))
+def test_oslo_any_one_line_value_reads_back(tmp_path_factory: pytest.TempPathFactory, value: str) -> None:
+    path = tmp_path_factory.mktemp("oslo") / "one.ini"
+    path.write_text(f"[g]\nk = {oslo_value(value)}\n", encoding="utf-8")
+    assert oslo_read(path, {"g": ["k"]})[("g", "k")] == value
+
+
+@pytest.mark.parametrize("value", ["a\nb", "a\rb", "a\x00b"])
+def test_line_breaks_cannot_be_written(value: str) -> None:
+    for write in (gcfg_value, oslo_value):
+        with pytest.raises(ValueError, match="line break"):
+            write(value)
+
+
+# --- rendered files ------------------------------------------------------------------------
+
+CONF_KEYS = {
+    "default.mtu", "default.encap-type", "default.encap-port", "default.cluster-subnets", "default.monitor-all",
+    "kubernetes.apiserver", "kubernetes.service-cidrs", "ovnnorth.address", "ovnsouth.address", "gateway.mode",
+    "ovnkubernetesfeature.enable-interconnect",
+}
+SSL_KEYS = {f"{side}.{key}" for side in ("ovnnorth", "ovnsouth")
+            for key in ("client-privkey", "client-cert", "client-cacert", "cert-common-name")}
+
+
+def hostile_sample(api_server: str, private_key: str, certificate: str, ca_certificate: str) -> Build:
+    """The openstack-k8s sample over ssl with the given certificate paths and API server."""
+    text = SAMPLE.read_text(encoding="utf-8")
+    ssl = (f"      protocol: ssl\n      ssl:\n        privateKey: '{private_key}'\n"
+           f"        certificate: '{certificate}'\n        caCertificate: '{ca_certificate}'\n")
+    openstack = "      clientNetworks: [10.20.0.0/24, 10.255.0.0/24]   # control plane and the chassis loopbacks\n"
+    text = edit(text, openstack, openstack + ssl)
+    kubernetes = "      clientNetworks: [10.20.1.0/24, 10.255.1.0/24]\n"
+    text = edit(text, kubernetes, kubernetes + ssl)
+    text = edit(text, "        apiServer: https://10.20.1.5:6443\n", f"        apiServer: '{api_server}'\n")
+    return build_text(text, SITE_FILE)
+
+
+def rendered(build: Build, name: str, directory: Path) -> Path:
+    (path,) = [p for p in build.files if p.name == name]
+    out = directory / name
+    out.write_text(build.files[path].text, encoding="utf-8")
+    return out
+
+
+def conf_keys(path: Path) -> set[str]:
+    out = subprocess.run(["git", "config", "-f", str(path), "--name-only", "--list"], capture_output=True,
+                         text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_sample_ovn_k8s_conf_reads_back(tmp_path: Path) -> None:
+    _need_git()
+    build = build_file(SAMPLE)
+    path = rendered(build, "ovn_k8s.conf", tmp_path)
+    assert conf_keys(path) == CONF_KEYS
+    assert git_config(path, "kubernetes.apiserver") == "https://10.20.1.5:6443"
+    assert git_config(path, "ovnnorth.address") == "tcp:10.20.1.10:6641"
+    assert git_config(path, "default.cluster-subnets") == "10.128.0.0/14/23"
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_paths_and_api_server_read_back(tmp_path: Path, hostile: str) -> None:
+    _need_git()
+    api_server = "https://api.example:6443/" + hostile.removeprefix("/etc/ovn/")
+    build = hostile_sample(api_server, hostile, hostile + ".crt", "/etc/ovn/ca" + hostile.removeprefix("/etc/ovn/"))
+    conf = rendered(build, "ovn_k8s.conf", tmp_path)
+    assert conf_keys(conf) == CONF_KEYS | SSL_KEYS
+    assert git_config(conf, "kubernetes.apiserver") == api_server
+    for side in ("ovnnorth", "ovnsouth"):
+        assert git_config(conf, f"{side}.client-privkey") == hostile
+        assert git_config(conf, f"{side}.client-cert") == hostile + ".crt"
+        assert git_config(conf, f"{side}.client-cacert") == "/etc/ovn/ca" + hostile.removeprefix("/etc/ovn/")
+    ovn = ["ovn_nb_connection", "ovn_sb_connection", "ovn_l3_scheduler"] + [
+        f"ovn_{side}_{key}" for side in ("nb", "sb") for key in ("private_key", "certificate", "ca_cert")]
+    ini = oslo_read(rendered(build, "ml2_conf.ini", tmp_path), {"ovn": ovn, "ml2_type_geneve": ["vni_ranges"]})
+    for side in ("nb", "sb"):
+        assert ini[("ovn", f"ovn_{side}_private_key")] == hostile
+        assert ini[("ovn", f"ovn_{side}_certificate")] == hostile + ".crt"
+        assert ini[("ovn", f"ovn_{side}_ca_cert")] == "/etc/ovn/ca" + hostile.removeprefix("/etc/ovn/")
+    assert ini[("ovn", "ovn_nb_connection")] == "ssl:10.20.0.11:6641,ssl:10.20.0.12:6641,ssl:10.20.0.13:6641"
+    assert ini[("ml2_type_geneve", "vni_ranges")] == "1:65536"
+    # The ConfigMap carries the same file.
+    objects = {o["metadata"]["name"]: o for o in build.objects("k8s-prod")}
+    assert objects["ovnkube-config"]["data"]["ovn_k8s.conf"] == conf.read_text(encoding="utf-8")
+    assert objects["ovn-config"]["data"]["k8s_apiserver"] == api_server
+
+
+@pytest.mark.parametrize(("field", "old", "new"), [
+    ("ovnDeployments[1].consumers[0].kubernetes.apiServer", "        apiServer: https://10.20.1.5:6443\n",
+     '        apiServer: "https://10.20.1.5:6443\\n[kubernetes]\\napiserver=https://evil"\n'),
+])
+def test_a_line_break_is_refused_with_a_located_error(field: str, old: str, new: str) -> None:
+    text = edit(SAMPLE.read_text(encoding="utf-8"), old, new)
+    lines = diagnostic_lines(text, SITE_FILE)
+    assert any(line.startswith(f"{SITE_FILE}:136:") and f": {field}: " in line for line in lines), lines
