@@ -2,6 +2,9 @@
 
 - `_host/<deployment>/kubernetes/<cluster>/ovn_k8s.conf`: the gcfg config file with
   the deployment's NB/SB addresses, encapsulation and MTU.
+- `_host/<deployment>/chassis/<host>/ovnkube-node.env`: per node `OVN_ENCAP_IP`, the
+  tunnel address, for the launcher to pass as `--encap-ip` (without it ovnkube sets
+  `ovn-encap-ip` to the node's primary address).
 - `<cluster>/ovn-kubernetes.yaml` (a Kubernetes directory with its kustomization):
   ConfigMap `ovn-config` (the keys the upstream DaemonSets read: `mtu`, `net_cidr`,
   `svc_cidr`, `k8s_apiserver`, ...), ConfigMap `ovnkube-config` holding the same
@@ -12,17 +15,18 @@
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
+from fabricgen.deployment_plan import chassis, consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.ovn import TUNNEL_PORT, OvnDeployment
 from fabricgen.plan import Plan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
-from fabricgen.render.host_tree import platform_dir
+from fabricgen.render.host_tree import chassis_dir, platform_dir
 from fabricgen.templating import render_template
 
 CONFIG_FILE = "ovn_k8s.conf"
+NODE_ENV = "ovnkube-node.env"
 MANIFEST = "ovn-kubernetes.yaml"
 WAVE = md.WAVE_CONFIGURATION
 
@@ -53,6 +57,22 @@ def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluste
         gateway_mode=cluster.gateway_mode,
         gateway_interface=cluster.gateway_interface,
     )
+
+
+def node_env(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluster) -> list[Artifact]:
+    """`ovnkube-node.env` for each host of the cluster: its tunnel address as OVN_ENCAP_IP."""
+    return [
+        TextFile(chassis_dir(deployment.name, item.host.name) / NODE_ENV, render_template(
+            "ovnkube-node.env.j2",
+            header=header(plan),
+            host=item.host.name,
+            cluster=cluster.name,
+            deployment=deployment.name,
+            address=str(item.address),
+        ))
+        for item in chassis(deployment)
+        if item.host.name in cluster.hosts
+    ]
 
 
 def objects(
@@ -107,5 +127,6 @@ def render(plan: Plan) -> list[Artifact]:
                 continue
             conf = config_file(plan, deployment, cluster)
             out.append(TextFile(platform_dir(deployment.name, "kubernetes", cluster.name) / CONFIG_FILE, conf))
+            out.extend(node_env(plan, deployment, cluster))
             out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf), WAVE))
     return out
