@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fabricgen.model.common import Label, Network, Section, Subdomain
 from fabricgen.model.hosts import IFNAME
@@ -56,6 +56,10 @@ class KubernetesCluster(ConsumerBase):
     """Pinned OVN-Kubernetes release. Central mode (external NB/SB) exists up to v1.3.x only."""
     namespace: Label = "ovn-kubernetes"
     """Namespace of OVN-Kubernetes (`ovn-config`, `ovnkube-db`)."""
+    host_network_namespace: Label = "ovn-host-network"
+    """`host_network_namespace`: the namespace whose NetworkPolicy selectors match host-network
+    traffic. Upstream's dedicated `ovn-host-network` by default; fabricgen creates it. Not
+    OVN-Kubernetes' own namespace, whose policies would then match host traffic."""
     api_server: str = Field(pattern=r"^https://[^\s]+$")
     """Kubernetes API server URL (`k8s_apiserver`)."""
     cluster_subnet: Network = Field(default=Network("10.128.0.0/14"), alias="clusterSubnet")
@@ -66,6 +70,13 @@ class KubernetesCluster(ConsumerBase):
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""
+
+    @model_validator(mode="after")
+    def _host_network_namespace_is_its_own(self) -> KubernetesCluster:
+        if self.host_network_namespace == self.namespace:
+            raise ValueError(f"hostNetworkNamespace is OVN-Kubernetes' own namespace {self.namespace}: its "
+                             "NetworkPolicies would match host-network traffic; keep the default ovn-host-network")
+        return self
 
 
 Consumer = Annotated[CloudStackZone | OpenStackCloud | KubernetesCluster, Field(discriminator="platform")]

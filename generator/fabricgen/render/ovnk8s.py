@@ -6,8 +6,10 @@
   tunnel address, for the launcher to pass as `--encap-ip` (without it ovnkube sets
   `ovn-encap-ip` to the node's primary address).
 - `<cluster>/ovn-kubernetes.yaml` (a Kubernetes directory with its kustomization):
-  ConfigMap `ovn-config` (the keys the upstream DaemonSets read: `mtu`, `net_cidr`,
-  `svc_cidr`, `k8s_apiserver`, ...), ConfigMap `ovnkube-config` holding the same
+  the Namespace `host_network_namespace` names (`ovn-host-network`, as upstream's
+  ovn-setup.yaml creates it), ConfigMap `ovn-config` (the keys the upstream DaemonSets
+  read: `mtu`, `net_cidr`, `svc_cidr`, `k8s_apiserver`, `host_network_namespace`),
+  ConfigMap `ovnkube-config` holding the same
   `ovn_k8s.conf`, and the selector-less Service `ovnkube-db` with its Endpoints
   listing the external database members, from which ovnkube.sh derives the
   NB/SB addresses.
@@ -84,6 +86,11 @@ def objects(
     def meta(name: str) -> dict[str, object]:
         return md.metadata(name, ns, plan.source_name, WAVE)
 
+    host_network: KubeObject = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": md.metadata(cluster.host_network_namespace, None, plan.source_name, WAVE),
+    }
     ovn_config: KubeObject = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -93,7 +100,7 @@ def objects(
             "svc_cidr": str(cluster.service_cidr),
             "k8s_apiserver": cluster.api_server,
             "mtu": str(consumer_mtu(deployment, cluster)),
-            "host_network_namespace": ns,
+            "host_network_namespace": cluster.host_network_namespace,
         },
     }
     ovnkube_config: KubeObject = {
@@ -116,7 +123,7 @@ def objects(
         "metadata": meta("ovnkube-db"),
         "subsets": [{"addresses": [{"ip": str(m.address)} for m in db.members], "ports": ports}],
     }
-    return ovn_config, ovnkube_config, service, endpoints
+    return host_network, ovn_config, ovnkube_config, service, endpoints
 
 
 def render(plan: Plan) -> list[Artifact]:

@@ -1,4 +1,6 @@
-"""OVN-Kubernetes keeps each node's tunnel endpoint, whatever launches ovnkube.
+"""OVN-Kubernetes output as upstream ovn-org/ovn-kubernetes reads it.
+
+Each node keeps its tunnel endpoint, whatever launches ovnkube.
 
 ovnkube sets `external_ids:ovn-encap-ip` itself: to `--encap-ip` when given, else to the
 node's primary address (`setupOVNNode` in go-controller/pkg/node/default_node_network_controller.go
@@ -7,6 +9,10 @@ configure-ovn-host.sh pre-set, or `OVN_ENCAP_IP`, as that flag. Every node of a 
 consumer gets `ovnkube-node.env` with `OVN_ENCAP_IP`; here it is read by a real shell, fed
 to the excerpt of ovnkube.sh that builds the flag (copied below with its source), and the
 resulting effective address is the tunnel endpoint, not the primary address.
+
+Host-network traffic is classified into a namespace of its own: upstream's launchers
+(dist/images/ovnkube.sh, daemonset.sh) default `host_network_namespace` to `ovn-host-network`
+and dist/templates/ovn-setup.yaml.j2 creates that Namespace beside `ovn-config`.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import SITES, build_file
+from conftest import REPO, SITES, build_file, diagnostic_lines, edit
 from fabricgen.deployment_plan import chassis
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.pipeline import Build
@@ -94,3 +100,26 @@ def test_without_the_flag_ovnkube_takes_the_primary_address() -> None:
     assert effective_encap_ip(["--config-file=/etc/openvswitch/ovn_k8s.conf"], PRIMARY) == PRIMARY
     assert effective_encap_ip(["--encap-ip=10.255.1.1"], PRIMARY) == "10.255.1.1"
 
+
+
+def test_host_network_namespace_is_a_dedicated_one() -> None:
+    for build in kubernetes_sites():
+        for directory in build.manifests:
+            objects = build.objects(directory)
+            (config,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "ovn-config"]
+            host_network = config["data"]["host_network_namespace"]
+            assert host_network == "ovn-host-network"
+            assert host_network != config["metadata"]["namespace"]
+            namespaces = [i for i, o in enumerate(objects) if o["kind"] == "Namespace"]
+            assert [objects[i]["metadata"]["name"] for i in namespaces] == [host_network]
+            assert namespaces[0] < objects.index(config)  # exists before anything names it
+
+
+def test_host_network_namespace_is_not_ovn_kubernetes_own() -> None:
+    name = "sites/openstack-k8s/fabric.yaml"
+    text = (REPO / "sites" / "openstack-k8s" / "fabric.yaml").read_text(encoding="utf-8")
+    text = edit(text, "        gatewayMode: shared\n",
+                "        gatewayMode: shared\n        hostNetworkNamespace: ovn-kubernetes\n")
+    (line,) = diagnostic_lines(text, name)
+    assert line.startswith(f"{name}:132:9: ovnDeployments[1].consumers[0].kubernetes: hostNetworkNamespace is "
+                           "OVN-Kubernetes' own namespace ovn-kubernetes")
