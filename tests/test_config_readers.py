@@ -10,6 +10,7 @@ back unchanged; a value neither format can hold (a line break) is refused with a
 
 from __future__ import annotations
 
+import configparser
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oslo_config import cfg as oslo_cfg  # a test dependency (pyproject.toml, extra `test`)
 
-from conftest import REPO, build_file, build_text, diagnostic_lines, edit
+from conftest import REPO, SITES, build_file, build_text, diagnostic_lines, edit
 from fabricgen.pipeline import Build
 from fabricgen.templating import gcfg_value, oslo_value
 
@@ -144,6 +145,32 @@ def test_sample_ovn_k8s_conf_reads_back(tmp_path: Path) -> None:
     assert git_config(path, "kubernetes.apiserver") == "https://10.20.1.5:6443"
     assert git_config(path, "ovnnorth.address") == "tcp:10.20.1.10:6641"
     assert git_config(path, "default.cluster-subnets") == "10.128.0.0/14/23"
+
+
+def test_every_rendered_file_reads_the_same_with_its_real_reader(tmp_path: Path) -> None:
+    """Sample values need no quoting: the real readers agree with a plain INI reading of each file."""
+    _need_git()
+    seen = {"ovn_k8s.conf": 0, "ml2_conf.ini": 0}
+    for site in SITES:
+        build = build_file(site)
+        for rel, out in build.files.items():
+            if rel.name not in seen:
+                continue
+            seen[rel.name] += 1
+            path = tmp_path / f"{seen[rel.name]}-{rel.name}"
+            path.write_text(out.text, encoding="utf-8")
+            plain = configparser.ConfigParser(interpolation=None)
+            plain.read_string(out.text)
+            expected = {(s, k): v for s in plain.sections() for k, v in plain[s].items()}
+            if rel.name == "ovn_k8s.conf":
+                assert {(s, k): git_config(path, f"{s}.{k}") for s, k in expected} == expected
+                assert conf_keys(path) == {f"{s}.{k}" for s, k in expected}
+            else:
+                options: dict[str, list[str]] = {}
+                for s, k in expected:
+                    options.setdefault(s, []).append(k)
+                assert oslo_read(path, options) == expected
+    assert all(seen.values()), seen
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
