@@ -53,7 +53,7 @@ class Databases(Section):
     client_networks: list[Network] = Field(min_length=1)
     """Networks allowed to reach 6641/6642 (the compute subnet); every other source is dropped."""
     inactivity_probe: int = Field(default=60000, ge=0)
-    """`set-connection --inactivity-probe` in ms (0 disables)."""
+    """`inactivity_probe` of the NB and SB Connection rows, in ms (0 disables)."""
 
     @property
     def ssl_in_use(self) -> Ssl | None:
