@@ -200,11 +200,18 @@ def test_hostile_paths_and_api_server_read_back(tmp_path: Path, hostile: str) ->
     assert objects["ovn-config"]["data"]["k8s_apiserver"] == api_server
 
 
-@pytest.mark.parametrize(("field", "old", "new"), [
-    ("ovnDeployments[1].consumers[0].kubernetes.apiServer", "        apiServer: https://10.20.1.5:6443\n",
-     '        apiServer: "https://10.20.1.5:6443\\n[kubernetes]\\napiserver=https://evil"\n'),
-])
-def test_a_line_break_is_refused_with_a_located_error(field: str, old: str, new: str) -> None:
-    text = edit(SAMPLE.read_text(encoding="utf-8"), old, new)
-    lines = diagnostic_lines(text, SITE_FILE)
-    assert any(line.startswith(f"{SITE_FILE}:136:") and f": {field}: " in line for line in lines), lines
+@pytest.mark.parametrize("value", ["a\\nb", "a\\rb", "a\\0b", "a\\x01b", "a\\x7fb"],
+                         ids=["newline", "return", "nul", "soh", "del"])
+def test_what_cannot_be_written_is_refused_with_a_located_error(value: str) -> None:
+    """A line break (or any control character) in the API server or a certificate path: one
+    located schema error per field, never a failed render."""
+    text = SAMPLE.read_text(encoding="utf-8")
+    text = edit(text, "        apiServer: https://10.20.1.5:6443\n", f'        apiServer: "https://api/{value}"\n')
+    kubernetes = "      clientNetworks: [10.20.1.0/24, 10.255.1.0/24]\n"
+    text = edit(text, kubernetes, kubernetes + "      protocol: ssl\n      ssl:\n"
+                f'        privateKey: "/etc/ovn/{value}.pem"\n        certificate: /etc/ovn/c.pem\n'
+                "        caCertificate: /etc/ovn/ca.pem\n")
+    errors = [line for line in diagnostic_lines(text, SITE_FILE) if "[FG003]" in line]
+    assert len(errors) == 2, errors
+    assert errors[0].startswith(f"{SITE_FILE}:101:21: ovnDeployments[1].databases.ssl.privateKey: ")
+    assert errors[1].startswith(f"{SITE_FILE}:141:20: ovnDeployments[1].consumers[0].kubernetes.apiServer: ")

@@ -60,7 +60,7 @@ class KubernetesCluster(ConsumerBase):
     """`host_network_namespace`: the namespace whose NetworkPolicy selectors match host-network
     traffic. Upstream's dedicated `ovn-host-network` by default; fabricgen creates it. Not
     OVN-Kubernetes' own namespace, whose policies would then match host traffic."""
-    api_server: str = Field(pattern=r"^https://[^\s]+$")
+    api_server: str = Field(pattern=r"^https://[^\s\x00-\x1f\x7f]+$")
     """Kubernetes API server URL (`k8s_apiserver`)."""
     cluster_subnet: Network = Field(default=Network("10.128.0.0/14"), alias="clusterSubnet")
     """Pod network (`cluster-subnets`)."""

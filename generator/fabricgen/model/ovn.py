@@ -11,7 +11,9 @@ from fabricgen.model.consumers import Consumer
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.model.hosts import Host
 
-PATH = r"^/[^\s]*$"
+# An absolute path with no blanks and no control characters (NUL cannot be written to any
+# file or command line; the others would hide in it).
+PATH = r"^/[^\s\x00-\x1f\x7f]*$"
 
 # Tunnel overhead over an IPv4 underlay: outer IPv4 + UDP + tunnel header + inner Ethernet.
 # Geneve as OVN uses it (with options): 58; VXLAN: 50.
