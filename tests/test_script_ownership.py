@@ -12,6 +12,7 @@ stops the script with its name and address.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from ipaddress import IPv4Address
@@ -156,6 +157,67 @@ def test_central_script_refuses_a_listener_of_others_on_its_target(databases: Ov
     assert (f"northbound Connection ptcp:6641:10.20.0.11 exists and is not fabricgen's ({OWNER_KEY}: none)"
             in refused.stderr)
     assert (nb.dump(), sb.dump()) == dumps
+
+
+# --- SSL: the database's one SSL row -----------------------------------------------------
+
+KEY = "/etc/ovn/key;#\"q'\\$x%.pem"  # every character a quoting mistake would lose
+CLIENTS = "      clientNetworks: [10.20.0.0/24]\n"
+SSL_FABRIC = edited(FABRIC, (CLIENTS, CLIENTS + "      protocol: ssl\n      ssl:\n"
+                             "        privateKey: '" + KEY.replace("'", "''") + "'\n"
+                             + "        certificate: /etc/ovn/cert.pem\n        caCertificate: /etc/ovn/ca.pem\n"))
+
+
+def ssl_rows(env: dict[str, str], tool: str) -> list[dict[str, str]]:
+    """The SSL rows of one database: uuid, the three paths, ssl_protocols and the fabricgen owner."""
+    columns = "_uuid,private_key,certificate,ca_cert,ssl_protocols,external_ids"
+    out = json.loads(ctl(tool, env, "--format=json", f"--columns={columns}", "list", "SSL"))
+    return [{"uuid": u[1], "private_key": k, "certificate": c, "ca_cert": ca, "ssl_protocols": proto,
+             "owner": dict(ids[1]).get(OWNER_KEY, "")} for u, k, c, ca, proto, ids in out["data"]]
+
+
+def test_central_script_ssl_is_its_own_row_and_idempotent(databases: OvsdbServers, scripts: Path) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    script = controller_script(SSL_FABRIC, CENTRAL, scripts)
+    first = sh(script, env)
+    assert first.returncode == 0, first.stderr
+    for tool in ("ovn-nbctl", "ovn-sbctl"):
+        (row,) = ssl_rows(env, tool)
+        assert (row["private_key"], row["certificate"], row["ca_cert"], row["owner"]) == (
+            KEY, "/etc/ovn/cert.pem", "/etc/ovn/ca.pem", "central/dc")
+    dumps = nb.dump(), sb.dump()
+    second = sh(script, env)
+    assert second.returncode == 0, second.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "the second run changed a database"
+    # Back to tcp: fabricgen's SSL rows go.
+    tcp = sh(controller_script(FABRIC, CENTRAL, scripts), env)
+    assert tcp.returncode == 0, tcp.stderr
+    assert ssl_rows(env, "ovn-nbctl") == ssl_rows(env, "ovn-sbctl") == []
+
+
+@pytest.mark.parametrize("same_paths", [True, False], ids=["same-certificates", "other-certificates"])
+def test_central_script_leaves_an_operators_ssl_row_alone(databases: OvsdbServers, scripts: Path,
+                                                          same_paths: bool) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    key = KEY if same_paths else "/etc/ovn/operators.pem"
+    for tool, table in (("ovn-nbctl", "NB_Global"), ("ovn-sbctl", "SB_Global")):
+        ctl(tool, env, "init")
+        ctl(tool, env, "--", "--id=@s", "create", "SSL", f"private_key={json.dumps(key)}",
+            'certificate="/etc/ovn/cert.pem"', 'ca_cert="/etc/ovn/ca.pem"', 'ssl_protocols="TLSv1.3"',
+            "--", "set", table, ".", "ssl=@s")
+    theirs = {tool: ssl_rows(env, tool) for tool in ("ovn-nbctl", "ovn-sbctl")}
+    dumps = nb.dump(), sb.dump()
+    result = sh(controller_script(SSL_FABRIC, CENTRAL, scripts), env)
+    if same_paths:
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 1
+        assert (f"northbound SSL settings with other certificates exist and are not fabricgen's ({OWNER_KEY}: "
+                "none); left alone") in result.stderr
+        assert (nb.dump(), sb.dump()) == dumps, "a refused run changed a database"
+    assert {tool: ssl_rows(env, tool) for tool in theirs} == theirs
 
 
 # --- configure-ovn-ic.sh: router port, transit switch port, routes -------------------------

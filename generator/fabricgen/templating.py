@@ -2,7 +2,8 @@
 
 `StrictUndefined` turns a missing variable into an error instead of an empty
 string. Values from fabric.yaml reach templates only through the escaping filters,
-one per reader: `shquote` (POSIX shell word), `gcfg` (a value of a git-config-syntax
+one per reader: `shquote` (POSIX shell word), `ovsdb` (a string column value as
+ovn-nbctl parses it; shell-quote the result too), `gcfg` (a value of a git-config-syntax
 file such as ovn_k8s.conf), `oslo` (a value of an oslo.config INI file such as
 ml2_conf.ini) and `line` (a comment or a value of a reader without escapes: no line
 breaks). Kubernetes objects are never templated; they are data.
@@ -10,6 +11,7 @@ breaks). Kubernetes objects are never templated; they are data.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from typing import Any
@@ -36,6 +38,12 @@ def single_line(value: object) -> str:
     if _LINE_BREAK.search(text):
         raise ValueError(f"refusing a line break in a one-line value: {text!r}")
     return text
+
+
+def ovsdb_string(value: object) -> str:
+    """A string as ovn-nbctl/ovn-sbctl read a column value (`key=VALUE` in `set`, `create`,
+    `find`): a JSON string, which their OVSDB atom parser takes literally."""
+    return json.dumps(single_line(value))
 
 
 # gcfg (gopkg.in/gcfg.v1, scanner/scanner.go and read.go) and git config read `;` and `#` as the
@@ -82,6 +90,7 @@ def environment() -> jinja2.Environment:
     env.filters["shquote"] = shquote
     env.filters["line"] = single_line
     env.filters["gcfg"] = gcfg_value
+    env.filters["ovsdb"] = ovsdb_string
     env.filters["oslo"] = oslo_value
     return env
 

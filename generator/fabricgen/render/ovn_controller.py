@@ -1,7 +1,7 @@
 """Per OVN database member (controller):
 
-- `configure-ovn-central.sh`: the NB/SB Connection rows (listeners) and the
-  provider networks (localnet switches and ports), all marked
+- `configure-ovn-central.sh`: the NB/SB Connection rows (listeners), their SSL
+  rows and the provider networks (localnet switches and ports), all marked
   `fabricgen-owner=central/<deployment>` and compared before they are written, so a
   second run changes nothing; marked rows that fabric.yaml no longer lists are
   deleted. A same-name row without the marker stops the script before any change,

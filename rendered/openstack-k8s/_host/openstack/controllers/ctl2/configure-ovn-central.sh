@@ -4,12 +4,13 @@
 #
 # OVN deployment openstack: northbound/southbound connections and provider
 # networks, run on controller ctl2 (10.20.0.12). Safe to run any number
-# of times: unchanged settings are left alone. The Connection rows, the provider network
-# switches and their ports get external_ids:fabricgen-owner=central/openstack; marked
+# of times: unchanged settings are left alone. The Connection and SSL rows, the provider
+# network switches and their ports get external_ids:fabricgen-owner=central/openstack; marked
 # ones that the fabric no longer lists are deleted. Rows without that marker (an operator's
 # listener, a platform's switch) are never adopted, changed or deleted: a row of the same name
-# (or Connection target) that is not this script's is reported and the script stops before
-# changing anything, with exit status 1. So does a database that does not answer.
+# (or Connection target, or an SSL row naming other certificates) that is not this script's is
+# reported and the script stops before changing anything, with exit status 1. So does a
+# database that does not answer.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets). The firewall for the DB ports is ovn-central.nft
 # beside this script (`nft -f ovn-central.nft`).
@@ -75,6 +76,42 @@ check_free() {
     fi
 }
 
+# The database's one SSL row (CTL, its GLOBAL table) naming the certificates RAW_KEY RAW_CERT
+# RAW_CA (given again as column settings): created with the marker when there is none, this
+# script's kept current in place, one of others left as it is (check_ssl stops the script
+# when it names other certificates).
+ensure_ssl() {
+    ctl=$1 global=$2
+    uuid=$($ctl --bare --columns=_uuid list SSL)
+    if [ -z "$uuid" ]; then
+        $ctl -- --id=@s create SSL "$6" "$7" "$8" "external_ids:$owner_key=\"$owner\"" \
+            -- set "$global" . ssl=@s >/dev/null
+    elif [ "$($ctl --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$3" "$4" "$5")" ]; then
+        $ctl set SSL "$uuid" "$6" "$7" "$8"
+    fi
+}
+
+# Report the SSL row of others when it names other certificates: CTL DESCRIPTION RAW_KEY RAW_CERT RAW_CA.
+check_ssl() {
+    ctl=$1 what=$2
+    uuid=$($ctl --bare --columns=_uuid list SSL)
+    [ -n "$uuid" ] || return 0
+    mark=$($ctl --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')
+    [ "$mark" != "$owner" ] || return 0
+    [ "$($ctl --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$3" "$4" "$5")" ] || return 0
+    echo "$0: $what SSL settings with other certificates exist and are not fabricgen's ($owner_key: ${mark:-none}); left alone" >&2
+    conflicts=$((conflicts + 1))
+}
+
+# Remove this script's SSL row (the fabric uses tcp); one of others stays.
+drop_ssl() {
+    ctl=$1 global=$2
+    uuid=$($ctl --bare --columns=_uuid list SSL)
+    [ -n "$uuid" ] || return 0
+    [ "$($ctl --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')" = "$owner" ] || return 0
+    $ctl clear "$global" . ssl
+}
+
 # This script's Connection rows of one database (CTL, its GLOBAL table): the one listening
 # on TARGET is kept (its inactivity_probe set) or created; the others it marked are removed.
 # Connection rows without the marker (an operator's listener) are left as they are.
@@ -116,6 +153,8 @@ fi
 
 nbctl init
 sbctl init
+drop_ssl nbctl NB_Global
+drop_ssl sbctl SB_Global
 ensure_connection nbctl NB_Global ptcp:6641 60000
 ensure_connection sbctl SB_Global ptcp:6642 60000
 
