@@ -6,8 +6,9 @@ script manages (a provider network switch or its port, the IC router port or tra
 switch port), a route on the IC router to a prefix the fabric routes, or a Connection on
 the same target is reported on stderr and the script exits 1 having changed nothing; a
 later render without the row's counterpart leaves it as it was. Connection rows of others
-(an operator's monitoring listener) survive every run. A database that does not answer
-stops the script with its name and address.
+(an operator's monitoring listener) survive every run; the SSL row is the script's own
+(kept in place, so a second run changes nothing) unless one of others is there, which is
+left as it is. A database that does not answer stops the script with its name and address.
 """
 
 from __future__ import annotations
