@@ -7,7 +7,7 @@ walks a model path (as pydantic reports it) back to a 1-based position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ class Source:
     name: str  # as shown in messages: the path the user gave, POSIX style
     data: Any  # ruamel CommentedMap (a dict) or whatever the top level was
     text: str
+    path: Path | None = None  # the file it was read from; None for text given inline
 
     def locate(self, path: ModelPath, *, value: bool = False) -> tuple[int, int]:
         """1-based line and column of the deepest node on `path` that exists.
@@ -330,7 +331,8 @@ def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
                                  "FG000")]
     except OSError as exc:
         return None, [Diagnostic(name, 1, 1, "(document)", f"cannot read file: {exc.strerror or exc}", "FG000")]
-    return parse(text, name)
+    source, found = parse(text, name)
+    return (None if source is None else replace(source, path=path)), found
 
 
 __all__ = ["ModelPath", "Source", "display_name", "parse", "read"]
