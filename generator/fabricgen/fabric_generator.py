@@ -42,6 +42,7 @@ from fabricgen import resource_list as rl
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import load_text, render
 from fabricgen.render.artifacts import KubeObject
+from fabricgen.source import read_text
 from fabricgen.zone_output import pick_zone, zone_objects
 
 API_VERSION = "fabricgen.io/v1alpha1"
@@ -137,7 +138,7 @@ def generate(config: GeneratorConfig) -> tuple[list[dict[str, Any]], list[Any]]:
         fabric_path = config.base / str(config.path)
         name = config.source_name or repository_name(fabric_path)
         try:
-            text = fabric_path.read_text(encoding="utf-8")
+            text = read_text(fabric_path)
         except (OSError, UnicodeDecodeError) as exc:
             raise FunctionConfigError(f"cannot read fabric {config.path!r} "
                                       f"(resolved to {fabric_path}): {exc}") from exc
