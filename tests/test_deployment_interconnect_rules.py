@@ -179,6 +179,23 @@ CASES = [
         "the transit subnet; the other AZs could not tell where to send it; advertise only ranges that "
         "live in this AZ alone [FG707]",
     ], id="FG707"),
+    pytest.param(edit(edit(BASE, "      cidr: 172.30.10.0/24\n",
+                           "      cidr: 172.30.10.0/24\n    cluster: {podCIDR: 10.128.0.0/16}\n"),
+                      "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n",
+                      "      advertise: [10.128.0.0/14, 100.64.7.0/24, 10.55.0.0/17, 10.96.0.0/16]\n"), [
+        "sites/t/fabric.yaml:66:19: ovnDeployments[1].interconnect.advertise[0]: 10.128.0.0/14 overlaps the pod "
+        "CIDR 10.128.0.0/16 of zone 'hq', which its router reaches directly: the longer prefix wins, so "
+        "traffic from 'hq' to this AZ stays in 'hq', or 'hq' loses its own addresses to the route; advertise a "
+        "range no zone uses for pods, join or services [FG711]",
+        "sites/t/fabric.yaml:66:34: ovnDeployments[1].interconnect.advertise[1]: 100.64.7.0/24 overlaps the join "
+        "CIDR 100.64.0.0/16 of zone 'hq', which its router reaches directly: the longer prefix wins, so "
+        "traffic from 'hq' to this AZ stays in 'hq', or 'hq' loses its own addresses to the route; advertise a "
+        "range no zone uses for pods, join or services [FG711]",
+        "sites/t/fabric.yaml:66:49: ovnDeployments[1].interconnect.advertise[2]: 10.55.0.0/17 overlaps the "
+        "service CIDR 10.55.0.0/16 of zone 'hq', which its router reaches directly: the longer prefix wins, "
+        "so traffic from 'hq' to this AZ stays in 'hq', or 'hq' loses its own addresses to the route; advertise "
+        "a range no zone uses for pods, join or services [FG711]",
+    ], id="FG711"),
     pytest.param(edit(BASE, "  - name: k8s\n", "  - name: k8s\n    encapsulation: vxlan\n"), [
         "sites/t/fabric.yaml:38:5: ovnDeployments[1].encapsulation: the interconnection uses geneve, but "
         "deployment 'k8s' uses vxlan; IC gateways of every AZ tunnel to each other over one type; use "

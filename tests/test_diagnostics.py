@@ -114,7 +114,7 @@ CASES = [
          "sites/t/fabric.yaml:30:45: zones[0].vpcs[1].subnets[0].name: duplicate key 'name': each key may appear once in a mapping; remove or merge the repeated entry [FG002]",
          ),
     case('FG003-unknown', [('  encapsulation: vxlan\n', '  encapsulation: vxlan\n  autoroute: true\n')],
-         "sites/t/fabric.yaml:7:3: interconnection.autoroute: unknown field 'autoroute'; did you mean 'autoRoute'? allowed fields: autoRoute, database, encapsulation, transitSwitch [FG003]",
+         "sites/t/fabric.yaml:7:3: interconnection.autoroute: unknown field 'autoroute'; did you mean 'autoRoute'? allowed fields: autoRoute, database, encapsulation, kubeOvnVersion, transitSwitch [FG003]",
          ),
     case('FG003-label', [('  - name: b\n', '  - name: B_zone\n')],
          "sites/t/fabric.yaml:34:11: zones[1].name: 'B_zone' is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter or digit [FG003]",
@@ -316,6 +316,30 @@ CASES = [
     case('FG418', [EXTERNAL, nat_gateway(), nat_gateway(after=S2_LINE, subnet="s2", lan="10.100.2.254")],
          "sites/t/fabric.yaml:37:11: zones[0].vpcs[1].natGateway.name: VpcNatGateway 'gw-1' already exists in zone 'a'; VpcNatGateway names are cluster-wide; rename it [FG418]",
          ),
+    case('FG111', [('  encapsulation: vxlan\n', '  encapsulation: vxlan\n  kubeOvnVersion: v1.14.3\n')],
+         "sites/t/fabric.yaml:7:3: interconnection.kubeOvnVersion: Kube-OVN 1.14 runs OVN 24.03, which has no vxlan_mode: its ovn-ic ignores the setting and gives transit switches tunnel keys VXLAN cannot carry, so cross-zone traffic is dropped; run Kube-OVN 1.15 or later (and say so in kubeOvnVersion) or use geneve [FG111]",
+         ),
+    case('FG111-image-tag', [('    zone: a\n', '    zone: a\n    image: docker.io/kubeovn/kube-ovn:v1.13.2\n')],
+         "sites/t/fabric.yaml:9:5: interconnection.database.image: Kube-OVN 1.13 runs OVN 24.03, which has no vxlan_mode: its ovn-ic ignores the setting and gives transit switches tunnel keys VXLAN cannot carry, so cross-zone traffic is dropped; run Kube-OVN 1.15 or later (and say so in kubeOvnVersion) or use geneve [FG111]",
+         ),
+    case('FG111-unknown', [('    zone: a\n', '    zone: a\n    image: registry.example/kube-ovn@sha256:0123456789abcdef\n')],
+         "sites/t/fabric.yaml:9:5: interconnection.database.image: warning: cannot tell the zones' Kube-OVN version from image 'registry.example/kube-ovn@sha256:0123456789abcdef'; VXLAN interconnection needs Kube-OVN 1.15 or later (OVN 25.03, vxlan_mode); state it as interconnection.kubeOvnVersion, e.g. v1.15.0 [FG111]",
+         ),
+    case('FG419', [('{name: s2, cidr: 10.100.2.0/24}', '{name: join, cidr: 10.100.2.0/24, network: {name: s2}}')],
+         "sites/t/fabric.yaml:30:14: zones[0].vpcs[1].subnets[0].name: 'join' is Kube-OVN's join subnet between nodes and pods (--node-switch); a Subnet of this name would overwrite it in zone 'a'; choose another name [FG419]",
+         ),
+    case('FG419-backbone', [('      gateway: 172.30.10.1\n', '      gateway: 172.30.10.1\n      subnetName: ovn-default\n')],
+         "sites/t/fabric.yaml:18:7: zones[0].backbone.subnetName: 'ovn-default' is Kube-OVN's default pod subnet (--default-ls); a Subnet of this name would overwrite it in zone 'a'; choose another name [FG419]",
+         ),
+    case('FG419-transit-switch', [('{name: s1, cidr: 10.100.1.0/24}', '{name: ts, cidr: 10.100.1.0/24, network: {name: s1}}')],
+         "sites/t/fabric.yaml:27:14: zones[0].vpcs[0].subnets[0].name: 'ts' is the transit switch 'ts', which ovn-ic creates as a logical switch in every zone; a Subnet of this name would overwrite it in zone 'a'; choose another name [FG419]",
+         ),
+    case('FG003-selector-key', [EXTERNAL, nat_gateway('selector: {"zone: a": b, kubernetes.io/hostname: a-1}')],
+         "sites/t/fabric.yaml:33:22: zones[0].vpcs[0].natGateway.selector['zone: a']: 'zone: a' is not a node label key: a name of letters, digits, '-', '_' and '.', at most 63, starting and ending with a letter or digit; Kube-OVN splits each selector entry at ':' and drops what does not fit; a prefix, if any, is a DNS subdomain followed by '/', e.g. kubernetes.io/hostname [FG003]",
+         ),
+    case('FG003-selector-value', [EXTERNAL, nat_gateway('selector: {node-role: "a:b", empty: ""}')],
+         "sites/t/fabric.yaml:33:33: zones[0].vpcs[0].natGateway.selector.node-role: 'a:b' is not a node label value: empty, or letters, digits, '-', '_' and '.', at most 63, starting and ending with a letter or digit; Kube-OVN splits each selector entry at ':' and drops what does not fit [FG003]",
+         ),
     case('FG003-vlan-interface', [('    vpcs:\n', '    externalNetwork: {interface: enp129s0f1np1, vlanId: 300, cidr: 192.0.2.0/24, gateway: 192.0.2.1}\n    vpcs:\n')],
          "sites/t/fabric.yaml:24:22: zones[0].externalNetwork: the VLAN sub-interface enp129s0f1np1.300 is longer than the 15 characters Linux allows in an interface name; use a NIC with a shorter name [FG003]",
          ),
@@ -490,3 +514,16 @@ def test_fg004_validate_reports_it_too(tmp_path: Path, monkeypatch: pytest.Monke
         "both would own rendered/t/; give each fabric its own metadata.name [FG004]"
     )
     assert not (tmp_path / "rendered").exists()
+
+
+@pytest.mark.parametrize(("lines", "ok"), [
+    ("  kubeOvnVersion: '1.15'\n", True),  # stated, wins over the image tag below
+    ("", False),
+    ("  encapsulation: geneve\n", True),  # geneve needs no vxlan_mode
+])
+def test_kube_ovn_version_for_vxlan(lines: str, ok: bool) -> None:
+    text = edits(BASE, [("    zone: a\n", "    zone: a\n    image: registry.example:5000/kube-ovn:v1.14.9@sha256:01ab\n"),
+                        ("  encapsulation: vxlan\n", "  encapsulation: vxlan\n" + lines if "encapsulation" not in lines
+                         else lines)])
+    found = [line for line in diagnose(text) if "[FG111]" in line]
+    assert (found == []) == ok, found

@@ -277,3 +277,56 @@ def test_controller_script_twice(index: int, databases: OvsdbServers, tmp_path: 
         assert nbctl("lsp-get-ls", port).endswith(f"({network.name})")
         for table, name in (("Logical_Switch", network.name), ("Logical_Switch_Port", port)):
             assert nbctl("get", table, name, f"external_ids:{OWNER_KEY}") == f'"central/{deployment.name}"'
+
+
+# What the netplan renderer writes for hosts that FG515/FG516 now refuse, read by the real
+# `netplan generate`: the schema alone accepts each of these hosts.
+_HOST = {"name": "kvm01", "tunnelEndpoint": {"interface": "eth1.2000"},
+         "vlans": [{"name": "eth1.2000", "id": 2000, "link": "eth1", "addresses": ["10.250.0.21/20"]}]}
+_REFUSED_HOSTS = {
+    "bridge named like an ethernet": {"ethernets": [{"name": "eth1"}, {"name": "eth2"}],
+                                      "bridges": [{"name": "eth2", "interfaces": ["eth1"]}]},
+    "VLAN named like an ethernet": {"ethernets": [{"name": "eth1"}, {"name": "eth2"}],
+                                    "vlans": [*_HOST["vlans"], {"name": "eth2", "id": 5, "link": "eth1"}]},
+}
+
+
+def _netplan(tmp_path: Path, host: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    from fabricgen.manifest_yaml import dump
+    from fabricgen.model.hosts import Host
+    from fabricgen.render.host_netplan import network
+
+    etc = tmp_path / "etc" / "netplan"
+    etc.mkdir(parents=True)
+    target = _write(etc, "60-fabricgen-ovn.yaml", dump(network(Host.model_validate({**_HOST, **host}))))
+    target.chmod(0o600)
+    return subprocess.run(["netplan", "generate", "--root-dir", str(tmp_path)], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("case", sorted(_REFUSED_HOSTS))
+def test_netplan_rejects_an_interface_name_used_twice(case: str, tmp_path: Path) -> None:
+    _need("netplan")
+    if not Path("/usr/bin/ovs-vsctl").exists():
+        pytest.skip("netplan needs /usr/bin/ovs-vsctl (openvswitch-switch) for openvswitch: bridges")
+    result = _netplan(tmp_path, _REFUSED_HOSTS[case])
+    assert result.returncode != 0 and "changes device type" in result.stderr, result.stderr
+
+
+def test_netplan_would_take_br_int_and_merge_duplicates_silently(tmp_path: Path) -> None:
+    """What netplan accepts but must not get: so fabricgen refuses these itself (FG515, FG516)."""
+    _need("netplan")
+    if not Path("/usr/bin/ovs-vsctl").exists():
+        pytest.skip("netplan needs /usr/bin/ovs-vsctl (openvswitch-switch) for openvswitch: bridges")
+    from fabricgen.model.hosts import Host
+    from fabricgen.render.host_netplan import network
+
+    result = _netplan(tmp_path, {"ethernets": [{"name": "eth1"}, {"name": "eth2"}],
+                                 "bridges": [{"name": "br-int", "interfaces": ["eth2"]}]})
+    assert result.returncode == 0, result.stderr
+    units = "".join(p.read_text() for p in (tmp_path / "run" / "systemd" / "system").glob("netplan-ovs-*"))
+    assert "br-int" in units  # netplan would own ovn-controller's integration bridge
+    doubled = Host.model_validate({**_HOST, "ethernets": [{"name": "eth1", "mtu": 9000}, {"name": "eth1"}]})
+    assert network(doubled)["network"]["ethernets"] == {"eth1": {}}  # the first entry's MTU is lost
+    on_lo = Host.model_validate({**_HOST, "tunnelEndpoint": {"loopback": "10.255.0.1/32"},
+                                 "ethernets": [{"name": "eth1"}, {"name": "lo", "addresses": ["10.9.9.9/32"]}]})
+    assert network(on_lo)["network"]["ethernets"]["lo"]["addresses"] == ["10.255.0.1/32"]  # 10.9.9.9 dropped

@@ -233,3 +233,43 @@ def test_shquote_hostile_words() -> None:
 def test_shquote_refuses_line_breaks(value: str) -> None:
     with pytest.raises(ValueError, match="refusing"):
         shquote(value)
+
+
+def _kube_ovn_selectors(entries: list[str]) -> dict[str, str]:
+    """kube-ovn pkg/util/vpc_nat_gateway.go GenNatGwSelectors: split each entry at ':', keep it
+    only when that gives exactly two parts, trim both."""
+    out: dict[str, str] = {}
+    for entry in entries:
+        parts = entry.strip().split(":")
+        if len(parts) == 2:
+            out[parts[0].strip()] = parts[1].strip()
+    return out
+
+
+@pytest.mark.parametrize("fabric", ["sites/nat/fabric.yaml", "tests/golden/nat-gateway/fabric.yaml"])
+def test_nat_gateway_selectors_read_back_as_written(fabric: str) -> None:
+    text = (REPO / fabric).read_text(encoding="utf-8")
+    build = build_text(text, fabric)
+    gateways = {vpc.nat_gateway.name: vpc.nat_gateway for zone in build.plan.fabric.zones for vpc in zone.vpcs
+                if vpc.nat_gateway is not None}
+    checked: list[dict[str, str]] = []
+    for directory in build.manifests:
+        for obj in build.objects(directory):
+            if obj["kind"] == "VpcNatGateway":
+                selector = gateways[obj["metadata"]["name"]].selector
+                assert _kube_ovn_selectors(obj["spec"].get("selector", [])) == selector
+                checked.append(selector)
+    assert len(checked) == len(gateways) and any(checked)
+
+
+@pytest.mark.parametrize(("key", "value"), [("zone: a", "b"), ("a", "b:c"), ("a", " b"), (" a", "b"), ("a b", "c"),
+                                            ("a", "x" * 64), ("-a", "b"), ("example.com/", "b"), ("a/b/c", "d")])
+def test_nat_gateway_selectors_kube_ovn_would_change_are_refused(key: str, value: str) -> None:
+    text = (REPO / "sites" / "nat" / "fabric.yaml").read_text(encoding="utf-8")
+    old = "            kubernetes.io/os: linux\n"
+    assert text.count(old) == 1
+    hostile = text.replace(old, f"            {json.dumps(key)}: {json.dumps(value)}\n")
+    with pytest.raises(InvalidFabricError) as caught:
+        build_text(hostile, "sites/nat/fabric.yaml")
+    assert [d.code for d in caught.value.diagnostics] == ["FG003"]
+    assert "selector" in caught.value.diagnostics[0].path

@@ -392,3 +392,37 @@ def test_after_an_ic_rebuild_transit_write_and_render_restore_the_paths(lab: Bui
             assert actions[-1] == f'output("ts-{other}");', actions
             assert f"eth.dst = {transit_mac(hop)};" in actions
             assert f"reg0 = {hop};" in stage(sandbox.trace("hq", local.switch, packet), "lr_in_ip_routing")
+
+
+# ---------------------------------------------------------------- FG711: advertised ranges over a zone's own networks
+def test_an_advertised_range_over_a_zones_pod_or_join_cidr_never_works(lab: Build) -> None:
+    """Why FG711 refuses an advertised range that overlaps a zone's pod, join or service CIDR: in
+    that zone the static route fabricgen would write competes with a connected network, and the
+    longer prefix wins. A wider advertised range never carries the zone's traffic to the pod
+    addresses it covers; a narrower one takes the zone's own join addresses away."""
+    fabric, zone = lab.plan.fabric, "hq"
+    z = next(z for z in fabric.zones if z.name == zone)
+    transit = "169.254.100.200"  # a deployment's transit address, as FG702/FG703 allow
+    wide = f"{z.cluster.pod_cidr.network_address}/{z.cluster.pod_cidr.prefixlen - 1}"  # covers the pod CIDR
+    narrow = str(list(z.cluster.join_cidr.subnets(new_prefix=24))[7])  # inside the join CIDR
+    spec = rendered_vpc_spec(lab, zone)
+    for cidr in (wide, narrow):  # what default_vpc.py writes for an advertised range
+        spec["staticRoutes"].append({"cidr": cidr, "nextHopIP": transit, "policy": "policyDst"})
+        spec["policyRoutes"].append({"action": "allow", "match": f"ip4.dst == {cidr}", "priority": ALLOW_PRIORITY})
+    with start(fabric) as sandbox:
+        # Kube-OVN's default subnet: switch ovn-default on router port ovn-cluster-ovn-default.
+        pods = z.cluster.pod_cidr
+        sandbox.nb(zone, "ls-add", "ovn-default")
+        sandbox.nb(zone, "lrp-add", ROUTER, "ovn-cluster-ovn-default", "00:00:03:00:00:01",
+                   f"{pods.network_address + 1}/{pods.prefixlen}")
+        sandbox.nb(zone, "lsp-add", "ovn-default", "ovn-default-ovn-cluster", "--", "lsp-set-type",
+                   "ovn-default-ovn-cluster", "router", "--", "lsp-set-addresses", "ovn-default-ovn-cluster",
+                   "router", "--", "lsp-set-options", "ovn-default-ovn-cluster", "router-port=ovn-cluster-ovn-default")
+        local = route_zone(sandbox, fabric, zone, spec)
+        into_pods = flow(local.vm_mac, local.router_mac, local.vm_ip, pods.network_address + 9, local.vm)
+        routing = stage(sandbox.trace(zone, local.switch, into_pods), "lr_in_ip_routing")
+        assert 'outport = "ovn-cluster-ovn-default";' in routing and transit not in routing, routing
+        join_host = IPv4Address(narrow.split("/")[0]) + 9
+        into_join = flow(local.vm_mac, local.router_mac, local.vm_ip, join_host, local.vm)
+        routing = stage(sandbox.trace(zone, local.switch, into_join), "lr_in_ip_routing")
+        assert f"reg0 = {transit};" in routing and "ovn-cluster-join" not in routing, routing

@@ -104,6 +104,29 @@ CASES = [
     ("FG511", ("        bgp:\n          asn: 65002\n          uplinks: [eth0]\n", ""),
      "sites/t/fabric.yaml:40:11: ovnDeployments[0].hosts[1].tunnelEndpoint.loopback: loopback "
      "10.255.0.2/32 is only reachable if BGP announces it; add bgp (asn, uplinks) to the host [FG511]"),
+    ("FG515", ("          - name: eth1\n        bridges:", "          - name: eth1\n          - name: eth1\n"
+                                                                "            mtu: 9000\n        bridges:"),
+     "sites/t/fabric.yaml:20:13: ovnDeployments[0].hosts[0].ethernets[2].name: 'eth1' is already declared on "
+     "host 'kvm01' as an ethernet; netplan keeps one definition per interface name (two ethernets merge, an "
+     "ethernet and a bridge or VLAN of one name fail netplan generate); declare it once or rename it [FG515]"),
+    ("FG515", ("          - name: cloudbr1\n", "          - name: eth0\n"),
+     "sites/t/fabric.yaml:24:13: ovnDeployments[0].hosts[0].bridges[1].name: 'eth0' is already declared on "
+     "host 'kvm01' as an ethernet; netplan keeps one definition per interface name (two ethernets merge, an "
+     "ethernet and a bridge or VLAN of one name fail netplan generate); declare it once or rename it [FG515]"),
+    ("FG515", ("          - name: eth1.2000\n", "          - name: eth1\n"),
+     "sites/t/fabric.yaml:27:13: ovnDeployments[0].hosts[0].vlans[0].name: 'eth1' is already declared on "
+     "host 'kvm01' as an ethernet; netplan keeps one definition per interface name (two ethernets merge, an "
+     "ethernet and a bridge or VLAN of one name fail netplan generate); declare it once or rename it [FG515]"),
+    ("FG516", ("          - name: cloudbr1\n", "          - name: br-int\n"),
+     "sites/t/fabric.yaml:24:13: ovnDeployments[0].hosts[0].bridges[1].name: bridge 'br-int' is the "
+     "integration bridge ovn-controller creates and owns: it sets its ports, flows and fail-mode, and "
+     "netplan's OVS units would fight it; do not declare it; remove it or use another name [FG516]"),
+    ("FG516", ("        ethernets:\n          - name: eth0\n        tunnelEndpoint:",
+               "        ethernets:\n          - name: eth0\n          - name: lo\n"
+               "            addresses: [10.255.0.9/32]\n        tunnelEndpoint:"),
+     "sites/t/fabric.yaml:39:13: ovnDeployments[0].hosts[1].ethernets[1].name: ethernet 'lo' is the loopback "
+     "interface; a loopback tunnel endpoint (tunnelEndpoint.loopback) is written on it by fabricgen itself; "
+     "do not declare it; remove it or use another name [FG516]"),
     ("FG605", ("      - name: kvm02\n", "      - name: kvm02\n        gatewayChassis: true\n"),
      "sites/t/fabric.yaml:37:9: ovnDeployments[0].hosts[1].gatewayChassis: host 'kvm02' is no OpenStack "
      "chassis: enable-chassis-as-gw is read only by Neutron, which would schedule its router gateways "

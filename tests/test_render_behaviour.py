@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +170,90 @@ def test_site_path_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert err.startswith("fabricgen: error: cannot write")
     assert (out / "lab").read_text(encoding="utf-8") == "a file where the site directory goes\n"
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
+
+
+def _fabricgen(*args: str, cwd: Path, umask: str = "022") -> subprocess.CompletedProcess[str]:
+    """fabricgen in a process of its own, under `umask`."""
+    command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "fabricgen", *args))
+    return subprocess.run(["/bin/sh", "-c", f"umask {umask} && exec {command}"], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def _git(repo: Path, *args: str, umask: str = "022") -> None:
+    command = " ".join(shlex.quote(a) for a in ("git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                                                 *args))
+    subprocess.run(["/bin/sh", "-c", f"umask {umask} && exec {command}"], cwd=repo, check=True,
+                   capture_output=True)
+
+
+def _modes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.lstat().st_mode for p in sorted(root.rglob("*"))}
+
+
+def test_render_writes_the_same_modes_under_any_umask(tmp_path: Path) -> None:
+    seen = []
+    for umask in ("000", "002", "022", "077"):
+        out = tmp_path / umask
+        result = _fabricgen("render", "-q", "-o", str(out), LAB, "sites/openstack-k8s/fabric.yaml", cwd=REPO,
+                            umask=umask)
+        assert result.returncode == 3, result.stderr
+        seen.append(_modes(out))
+    assert seen[0] and all(modes == seen[0] for modes in seen[1:])
+    assert {m & 0o7777 for m in seen[0].values()} == {0o644, 0o755}
+
+
+@pytest.mark.parametrize("umask", ["002", "000"])
+def test_check_is_current_in_a_checkout_made_under_a_permissive_umask(tmp_path: Path, umask: str) -> None:
+    origin = tmp_path / "origin"
+    for site in ("lab", "openstack-k8s"):
+        (origin / "sites" / site).mkdir(parents=True)
+        shutil.copy(REPO / "sites" / site / "fabric.yaml", origin / "sites" / site / "fabric.yaml")
+    _git(origin, "init", "-q")
+    assert _fabricgen("render", "-q", "sites/lab/fabric.yaml", "sites/openstack-k8s/fabric.yaml",
+                      cwd=origin).returncode == 3
+    _git(origin, "add", "-A")
+    _git(origin, "commit", "-qm", "fabric and its output")
+    _git(tmp_path, "clone", "-q", str(origin), "clone", umask=umask)
+    clone = tmp_path / "clone"
+    modes = {m & 0o777 for m in _modes(clone / "rendered").values()}
+    assert modes - {0o644, 0o755}, "git checked out with the default modes; the umask was not applied"
+    for args in (["render", "--check"], ["render"]):
+        result = _fabricgen(*args, "sites/lab/fabric.yaml", "sites/openstack-k8s/fabric.yaml", cwd=clone,
+                            umask=umask)
+        assert result.returncode == 0, result.stderr
+    # The execute bit is what git records, and it still counts.
+    script = next((clone / "rendered" / "openstack-k8s").rglob("*.sh"))
+    script.chmod(0o664)
+    result = _fabricgen("render", "--check", "sites/openstack-k8s/fabric.yaml", cwd=clone, umask=umask)
+    assert result.returncode == 3 and f"changed  {script.relative_to(clone / 'rendered')}" in result.stderr
+
+
+def test_symlinks_and_special_files_in_the_output_are_reported_removed_and_never_followed(tmp_path: Path) -> None:
+    out = tmp_path / "rendered"
+    assert render(out, LAB) == 3
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("keep me\n", encoding="utf-8")
+    hq = out / "lab" / "hq"
+    (hq / "link-to-file").symlink_to(outside / "secret")
+    (hq / "link-to-dir").symlink_to(outside)
+    (hq / "dangling").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(hq / "pipe")
+    backbone = (hq / "backbone.yaml").read_bytes()
+    (outside / "backbone.yaml").write_bytes(backbone)
+    (hq / "backbone.yaml").unlink()
+    (hq / "backbone.yaml").symlink_to(outside / "backbone.yaml")  # same bytes, but not a file of ours
+    result = _fabricgen("render", "--check", "-o", str(out), LAB, cwd=REPO)
+    assert result.returncode == 3, result.stderr
+    for line in ("removed  lab/hq/link-to-file (symlink)", "removed  lab/hq/link-to-dir (symlink)",
+                 "removed  lab/hq/dangling (symlink)", "removed  lab/hq/pipe (FIFO)",
+                 "removed  lab/hq/backbone.yaml (symlink)", "added    lab/hq/backbone.yaml"):
+        assert line in result.stderr.splitlines(), result.stderr
+    assert "lab/hq/link-to-dir/secret" not in result.stderr
+    result = _fabricgen("render", "-o", str(out), LAB, cwd=REPO)
+    assert result.returncode == 3, result.stderr
+    assert [p.name for p in hq.iterdir() if p.is_symlink() or not (p.is_file() or p.is_dir())] == []
+    assert (hq / "backbone.yaml").read_bytes() == backbone
+    assert (outside / "secret").read_text(encoding="utf-8") == "keep me\n"
+    assert (outside / "backbone.yaml").read_bytes() == backbone
+    assert _fabricgen("render", "--check", "-o", str(out), LAB, cwd=REPO).returncode == 0

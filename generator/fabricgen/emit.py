@@ -16,6 +16,7 @@ import errno
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,28 +48,79 @@ def _mode(out: OutputFile) -> int:
     return 0o755 if out.executable else 0o644
 
 
-def _existing(site_dir: Path) -> dict[PurePosixPath, tuple[bytes, int]]:
-    found: dict[PurePosixPath, tuple[bytes, int]] = {}
-    if not site_dir.is_dir():
-        return found
-    for path in sorted(site_dir.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            rel = PurePosixPath(path.relative_to(site_dir.parent).as_posix())
-            found[rel] = (path.read_bytes(), path.stat().st_mode & 0o777)
-    return found
+_KINDS = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
+          (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """What is under `<root>/<site>/`: regular files (content, executable) and everything
+    else that is neither a file nor a directory (symlinks, FIFOs...), which fabricgen
+    never writes, never follows and removes."""
+
+    files: dict[PurePosixPath, tuple[bytes, bool]]
+    foreign: dict[PurePosixPath, str]
+
+
+def _read_regular(path: str) -> bytes:
+    """A regular file's bytes; never follows a symlink or blocks on a FIFO swapped in meanwhile."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def _existing(site_dir: Path) -> _Tree:
+    tree = _Tree({}, {})
+    try:
+        top = site_dir.lstat()
+    except FileNotFoundError:
+        return tree
+    rel_site = PurePosixPath(site_dir.name)
+    if not stat.S_ISDIR(top.st_mode):
+        tree.foreign[rel_site] = _kind(top.st_mode)
+        return tree
+    pending = [(site_dir, rel_site)]
+    while pending:
+        directory, rel_dir = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                rel = rel_dir / entry.name
+                mode = entry.stat(follow_symlinks=False).st_mode
+                if stat.S_ISDIR(mode):
+                    pending.append((Path(entry.path), rel))
+                elif stat.S_ISREG(mode):
+                    # What git records of a file: its content and the owner's execute bit
+                    # (so a checkout under umask 002 or 000 is not "changed").
+                    tree.files[rel] = (_read_regular(entry.path), bool(mode & stat.S_IXUSR))
+                else:
+                    tree.foreign[rel] = _kind(mode)
+    return tree
 
 
 def diff(root: Path, build: Build) -> Changes:
     """What `write` would change under `root/<site>/`."""
-    old = _existing(root / build.site)
+    try:
+        old = _existing(root / build.site)
+    except OSError as exc:
+        raise OutputError(f"cannot read {root / build.site}: {exc.strerror or exc}") from exc
     added, changed = [], []
     for rel, out in build.files.items():
-        if rel not in old:
+        if rel not in old.files:
             added.append(str(rel))
-        elif old[rel][0] != out.text.encode() or old[rel][1] != _mode(out):
+        elif old.files[rel] != (out.text.encode(), out.executable):
             changed.append(str(rel))
-    removed = [str(rel) for rel in old if rel not in build.files]
-    return Changes(tuple(added), tuple(changed), tuple(removed))
+    removed = [str(rel) for rel in old.files if rel not in build.files]
+    removed += [f"{rel} ({kind})" for rel, kind in old.foreign.items()]
+    return Changes(tuple(sorted(added)), tuple(sorted(changed)), tuple(sorted(removed)))
 
 
 @contextlib.contextmanager

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fabricgen import exit_codes
+from fabricgen import exit_codes, provenance
 from fabricgen import resource_list as rl
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import load_text, render
 from fabricgen.render.artifacts import KubeObject
-from fabricgen.source import display_name
+from fabricgen.source import read_text
 from fabricgen.zone_output import pick_zone, zone_objects
 
 API_VERSION = "fabricgen.io/v1alpha1"
@@ -125,12 +125,8 @@ def _string(kind: object, key: str, value: object) -> str | None:
 
 
 def repository_name(path: Path) -> str:
-    """The fabric's name relative to the repository root, else as the CLI would show it."""
-    resolved = path.resolve()
-    for parent in resolved.parents:
-        if (parent / ".git").exists():
-            return resolved.relative_to(parent).as_posix()
-    return display_name(path)
+    """The fabric's name relative to the repository root, as `fabricgen render` names it."""
+    return provenance.source_name(path)
 
 
 def generate(config: GeneratorConfig) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -142,7 +138,7 @@ def generate(config: GeneratorConfig) -> tuple[list[dict[str, Any]], list[Any]]:
         fabric_path = config.base / str(config.path)
         name = config.source_name or repository_name(fabric_path)
         try:
-            text = fabric_path.read_text(encoding="utf-8")
+            text = read_text(fabric_path)
         except (OSError, UnicodeDecodeError) as exc:
             raise FunctionConfigError(f"cannot read fabric {config.path!r} "
                                       f"(resolved to {fabric_path}): {exc}") from exc

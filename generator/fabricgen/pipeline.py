@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from fabricgen import provenance
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
 from fabricgen.manifest_yaml import dump_all
@@ -133,7 +134,12 @@ def render(fabric: Fabric, source_name: str) -> Build:
     return assemble(plan, artifacts)
 
 
-def build(path: Path) -> Build:
+def provenance_name(source: Source, output_root: Path | None = None) -> str:
+    """The fabric's name in generated files: see `fabricgen.provenance`."""
+    return source.name if source.path is None else provenance.source_name(source.path, output_root)
+
+
+def build(path: Path, output_root: Path | None = None) -> Build:
     fabric, source, warnings = load(path)
-    result = render(fabric, source.name)
+    result = render(fabric, provenance_name(source, output_root))
     return Build(result.plan, result.files, result.manifests, tuple(warnings))

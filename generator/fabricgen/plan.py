@@ -14,6 +14,7 @@ from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
+from fabricgen.provenance import printable
 from fabricgen.routes import Route, destinations, routes_from
 
 DEFAULT_VPC = "ovn-cluster"
@@ -62,7 +63,7 @@ class ZonePlan:
 @dataclass(frozen=True)
 class Plan:
     fabric: Fabric
-    source_name: str  # fabric file as given on the command line, for headers
+    source_name: str  # the fabric as generated files name it (fabricgen.provenance), printable
     zones: tuple[ZonePlan, ...]
     joins: tuple[DeploymentJoin, ...] = ()  # OVN deployments joined to the interconnection
 
@@ -135,4 +136,5 @@ def build_plan(fabric: Fabric, source_name: str) -> Plan:
                 peerings=_peering_sides(zone),
             )
         )
-    return Plan(fabric=fabric, source_name=source_name, zones=tuple(plans), joins=build_joins(fabric, targets))
+    return Plan(fabric=fabric, source_name=printable(source_name), zones=tuple(plans),
+                joins=build_joins(fabric, targets))

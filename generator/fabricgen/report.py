@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 
 from fabricgen.diagnostics import Diagnostic
+from fabricgen.provenance import printable
 
 FORMATS = ("auto", "text", "json", "github")
 
@@ -19,7 +20,7 @@ def resolve(fmt: str) -> str:
 
 def text_line(d: Diagnostic) -> str:
     prefix = "" if d.is_error else "warning: "
-    return f"{d.file}:{d.line}:{d.col}: {d.path}: {prefix}{d.message} [{d.code}]"
+    return f"{printable(d.file)}:{d.line}:{d.col}: {d.path}: {prefix}{d.message} [{d.code}]"
 
 
 def _github_escape(value: str, *, property_value: bool = False) -> str:

@@ -7,7 +7,10 @@ walks a model path (as pydantic reports it) back to a 1-based position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import errno
+import os
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ class Source:
     name: str  # as shown in messages: the path the user gave, POSIX style
     data: Any  # ruamel CommentedMap (a dict) or whatever the top level was
     text: str
+    path: Path | None = None  # the file it was read from; None for text given inline
 
     def locate(self, path: ModelPath, *, value: bool = False) -> tuple[int, int]:
         """1-based line and column of the deepest node on `path` that exists.
@@ -316,10 +320,44 @@ def _duplicate_key(exc: Exception) -> str:
     return problem
 
 
+# A fabric of ten thousand zones is about 3 MB; anything larger is not a fabric, and
+# parsing it would take minutes and gigabytes.
+MAX_BYTES = 4 * 1024 * 1024
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_text(path: Path) -> str:
+    """The text of a fabric file: a regular file of at most MAX_BYTES, UTF-8.
+
+    Opened without blocking, so a FIFO cannot hang the reader, and refused unless it
+    is a regular file, so a device such as /dev/zero is never read. Raises OSError
+    (strerror says what is wrong) or UnicodeDecodeError.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; give the path of a fabric file")
+        data = b""
+        while len(data) <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > MAX_BYTES:
+            raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB ({MAX_BYTES} bytes), "
+                                       "far more than a fabric needs; split it into one fabric per site")
+    finally:
+        os.close(fd)
+    return data.decode("utf-8")
+
+
 def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
     name = display_name(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return None, [Diagnostic(name, 1, 1, "(document)", "file not found", "FG000")]
     except UnicodeDecodeError as exc:
@@ -330,7 +368,8 @@ def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
                                  "FG000")]
     except OSError as exc:
         return None, [Diagnostic(name, 1, 1, "(document)", f"cannot read file: {exc.strerror or exc}", "FG000")]
-    return parse(text, name)
+    source, found = parse(text, name)
+    return (None if source is None else replace(source, path=path)), found
 
 
-__all__ = ["ModelPath", "Source", "display_name", "parse", "read"]
+__all__ = ["MAX_BYTES", "ModelPath", "Source", "display_name", "parse", "read", "read_text"]

@@ -144,6 +144,8 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
         # pydantic reports tagged-union and function validators as extra segments;
         # `locate` keeps the deepest node that exists.
         value = error["type"] not in ("extra_forbidden", "missing", "invalid_key")
+        if loc[-1:] == ("[key]",):  # pydantic's marker for a mapping key that failed validation
+            loc, value = loc[:-1], False
         diagnostic = source.diagnostic(loc, _message(error), "FG003", value=value)
         if error["type"] == "invalid_key":
             # The key is not a field name: show the mapping that holds it, not `[7]`.

@@ -17,6 +17,7 @@ from fabricgen import argocd_plugin, exit_codes, report
 from fabricgen.errors import InvalidFabricError
 from fabricgen.manifest_yaml import dump_all
 from fabricgen.pipeline import load_text, render
+from fabricgen.source import read_text
 from fabricgen.zone_output import pick_zone, zone_objects
 
 MAX_ERRORS_SHOWN = 10
@@ -29,7 +30,7 @@ def run(*, cwd: Path, environ: Mapping[str, str]) -> int:
     fabric_path = argocd_plugin.find_fabric(cwd, root, settings.fabric)
     name = argocd_plugin.source_name(fabric_path, root)
     try:
-        fabric, _source, warnings = load_text(fabric_path.read_text(encoding="utf-8"), name)
+        fabric, _source, warnings = load_text(read_text(fabric_path), name)
     except InvalidFabricError as exc:
         _errors(exc)
         return exit_codes.INVALID

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fabricgen import exit_codes, report, review
+from fabricgen import exit_codes, provenance, report, review
 from fabricgen.gitdiff import read_at
 from fabricgen.pipeline import Build, build, load_text, render
 from fabricgen.source import display_name
@@ -20,7 +20,7 @@ def _base_build(path: Path, revision: str) -> Build | None:
     if text is None:
         return None
     fabric, _source, _warnings = load_text(text, f"{display_name(path)}@{revision}")
-    return render(fabric, display_name(path))
+    return render(fabric, provenance.source_name(path))
 
 
 def run(*, fabric: Path, base: str, fmt: str) -> int:

@@ -14,17 +14,17 @@ from pathlib import Path
 
 from fabricgen import emit, exit_codes, report
 from fabricgen.diagnostics import Diagnostic
-from fabricgen.pipeline import Build, load_all, render
+from fabricgen.pipeline import Build, load_all, provenance_name, render
 
 
-def build_all(paths: Sequence[Path]) -> tuple[list[Build], list[Diagnostic]]:
+def build_all(paths: Sequence[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
     """Validate and render every fabric; all problems of all fabrics are collected."""
     loaded, found = load_all(paths)
-    return [render(fabric, source.name) for fabric, source in loaded], found
+    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool) -> int:
-    builds, found = build_all(fabrics)
+    builds, found = build_all(fabrics, output)
     if found:
         sys.stderr.write(report.format_diagnostics(found, fmt))
     if any(d.is_error for d in found):

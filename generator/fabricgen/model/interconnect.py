@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field
 
 from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section, SubnetCIDR
+
+_RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)")
 
 
 class DatabaseMember(Section):
@@ -58,6 +61,21 @@ class Interconnection(Section):
     routes, which survive overlapping pod CIDRs and give full control over the paths."""
     transit_switch: TransitSwitch = TransitSwitch()
     database: Database
+    kube_ovn_version: str | None = Field(default=None, pattern=r"^v?[0-9]+\.[0-9]+(\.[0-9]+)?$")
+    """Kube-OVN version of the zones' clusters (the oldest, if they differ), e.g. `v1.15.0`.
+    Defaults to the tag of `database.image`. VXLAN interconnection needs `vxlan_mode`, which
+    only OVN 25.03 has: Kube-OVN 1.15 and later (1.13 and 1.14 run OVN 24.03 and ignore it)."""
+
+    @property
+    def kube_ovn_release(self) -> tuple[int, int] | None:
+        """(major, minor) of `kube_ovn_version`, else of the IC image's tag; None if neither says."""
+        version = self.kube_ovn_version
+        if version is None:
+            name = self.database.image.split("@", 1)[0]
+            last = name.rsplit("/", 1)[-1]
+            version = last.rsplit(":", 1)[1] if ":" in last else ""
+        match = _RELEASE.match(version)
+        return (int(match[1]), int(match[2])) if match else None
 
     @property
     def vxlan_mode(self) -> bool:

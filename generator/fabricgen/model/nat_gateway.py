@@ -7,12 +7,41 @@ elastic IPs (IptablesEIP) come from the external Subnet and carry SNAT and DNAT 
 
 from __future__ import annotations
 
+import re
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
 from fabricgen.model.common import Address, Label, Network, Port, Section, SubnetCIDR
+
+# Kubernetes label syntax (apimachinery validation.IsQualifiedName / IsValidLabelValue). Kube-OVN
+# writes each selector entry as "key: value" and reads it back by splitting at ':' and trimming
+# spaces, dropping any entry that does not split in two (kube-ovn pkg/util/vpc_nat_gateway.go,
+# GenNatGwSelectors); the result becomes the gateway pod's nodeSelector.
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_RULE = ("letters, digits, '-', '_' and '.', at most 63, starting and ending with a letter or digit; "
+               "Kube-OVN splits each selector entry at ':' and drops what does not fit")
+
+
+def _label_key(key: str) -> str:
+    prefix, slash, name = key.rpartition("/")
+    if (slash and (not _LABEL_PREFIX.match(prefix) or len(prefix) > 253)) or len(name) > 63 \
+            or not _LABEL_NAME.match(name):
+        raise ValueError(f"{key!r} is not a node label key: a name of {_LABEL_RULE}; a prefix, if any, is a "
+                         "DNS subdomain followed by '/', e.g. kubernetes.io/hostname")
+    return key
+
+
+def _label_value(value: str) -> str:
+    if value and (len(value) > 63 or not _LABEL_NAME.match(value)):
+        raise ValueError(f"{value!r} is not a node label value: empty, or {_LABEL_RULE}")
+    return value
+
+
+LabelKey = Annotated[str, AfterValidator(_label_key)]
+LabelValue = Annotated[str, AfterValidator(_label_value)]
 
 
 def _address_range(value: str) -> str:
@@ -109,7 +138,7 @@ class NatGateway(Section):
     """The VPC subnet the gateway's LAN leg sits on."""
     lan_ip: Address
     """The gateway's address in `subnet`; it must not be used by anything else."""
-    selector: dict[str, str] = {}
+    selector: dict[LabelKey, LabelValue] = {}
     """Node selector of the gateway pod: only nodes that have the external NIC."""
     eips: list[Eip] = []
     snat: list[SnatRule] = []

@@ -29,7 +29,8 @@ class Rule:
 
 # Codes reported by the loader and the schema step rather than by a rule.
 LOAD_CODES: dict[str, tuple[str, str]] = {
-    "FG000": ("unreadable-file", "The fabric file cannot be read."),
+    "FG000": ("unreadable-file", "The fabric file cannot be read, is not UTF-8, is not a regular file (a FIFO, "
+                                 "a device) or is larger than 4 MiB."),
     "FG001": ("yaml-syntax", "The file is not valid YAML, holds more than one document, nests deeper than 64 levels, "
                         "uses an explicit tag, or expands aliases past 100,000 nodes."),
     "FG002": ("duplicate-key", "A mapping repeats a key; YAML would silently keep the last one."),

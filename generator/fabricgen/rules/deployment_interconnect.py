@@ -192,3 +192,24 @@ def ovn_kubernetes_join(fabric: Fabric) -> Iterator[Finding]:
                               "re-run configure-ovn-ic.sh after each ovnkube restart and monitor the "
                               "transit switch, or keep this cluster out of the interconnection",
                               Severity.WARNING)
+
+
+@rule("FG711", "advertise-cluster-overlap",
+      "An advertised CIDR overlaps a zone's pod, join or service CIDR, which the zone keeps for itself.")
+def advertise_cluster_overlap(fabric: Fabric) -> Iterator[Finding]:
+    if fabric.interconnection is None:
+        return
+    clusters = [(z.name, what, cidr) for z in fabric.zones
+                for what, cidr in (("pod", z.cluster.pod_cidr), ("join", z.cluster.join_cidr),
+                                   ("service", z.cluster.service_cidr))]
+    for path, _name, ic in _joins(fabric):
+        for a, cidr in enumerate(ic.advertise):
+            for zone, what, other in clusters:
+                if cidr.overlaps(other):
+                    yield Finding("FG711", (*path, "advertise", a),
+                                  f"{cidr} overlaps the {what} CIDR {other} of zone {zone!r}, which its "
+                                  "router reaches directly: the longer prefix wins, so traffic from "
+                                  f"{zone!r} to this AZ stays in {zone!r}, or {zone!r} loses its own "
+                                  "addresses to the route; advertise a range no zone uses for pods, join "
+                                  "or services")
+                    break

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from fabricgen.deployment_plan import tunnel_address
 from fabricgen.diagnostics import Finding, Path
 from fabricgen.model import Fabric
-from fabricgen.model.hosts import Host
+from fabricgen.model.hosts import Bridge, Ethernet, Host, Vlan
 from fabricgen.rules import rule
 
 
@@ -238,3 +238,52 @@ def provider_unmapped(fabric: Fabric) -> Iterator[Finding]:
                               f"no host maps {network.physical_network!r} to a bridge, so "
                               f"{network.name!r} reaches nothing; add a bridgeMappings entry on the "
                               "hosts with the uplink")
+
+
+def _interfaces(host: Host) -> Iterator[tuple[Path, str, str]]:
+    """Every interface a host declares: (path to its name, kind, name), in file order per kind."""
+    kinds: tuple[tuple[str, str, Sequence[Ethernet | Bridge | Vlan]], ...] = (
+        ("ethernet", "ethernets", host.ethernets), ("bridge", "bridges", host.bridges), ("VLAN", "vlans", host.vlans))
+    for kind, key, items in kinds:
+        for n, item in enumerate(items):
+            yield (key, n, "name"), kind, item.name
+
+
+@rule("FG515", "duplicate-interface", "A host declares one name twice among its ethernets, bridges and VLANs.")
+def duplicate_interface(fabric: Fabric) -> Iterator[Finding]:
+    for path, host in _hosts(fabric):
+        seen: dict[str, str] = {}
+        for where, kind, name in _interfaces(host):
+            if name in seen:
+                yield Finding("FG515", (*path, *where),
+                              f"{name!r} is already declared on host {host.name!r} as {seen[name]}; netplan "
+                              "keeps one definition per interface name (two ethernets merge, an ethernet "
+                              "and a bridge or VLAN of one name fail netplan generate); declare it once or "
+                              "rename it")
+            else:
+                seen[name] = f"an {kind}" if kind == "ethernet" else f"a {kind}"
+
+
+# Interfaces that exist without netplan: the kernel's loopback, and what Open vSwitch and
+# ovn-controller create (the integration bridge `ovn-bridge`, default br-int; the datapath
+# port; the tunnel devices of the OVS kernel datapath).
+RESERVED_INTERFACES = {
+    "lo": "the loopback interface; a loopback tunnel endpoint (tunnelEndpoint.loopback) is written on it "
+          "by fabricgen itself",
+    "br-int": "the integration bridge ovn-controller creates and owns: it sets its ports, flows and "
+              "fail-mode, and netplan's OVS units would fight it",
+    "ovs-system": "the Open vSwitch kernel datapath device, created by ovs-vswitchd",
+    "genev_sys_6081": "the Geneve tunnel device Open vSwitch creates",
+    "vxlan_sys_4789": "the VXLAN tunnel device Open vSwitch creates",
+}
+
+
+@rule("FG516", "reserved-interface",
+      "A host declares lo, or an interface Open vSwitch or ovn-controller creates (br-int, ovs-system, tunnels).")
+def reserved_interface(fabric: Fabric) -> Iterator[Finding]:
+    for path, host in _hosts(fabric):
+        for where, kind, name in _interfaces(host):
+            if name in RESERVED_INTERFACES:
+                yield Finding("FG516", (*path, *where),
+                              f"{kind} {name!r} is {RESERVED_INTERFACES[name]}; do not declare it; "
+                              "remove it or use another name")

@@ -140,3 +140,32 @@ def interconnection_missing(fabric: Fabric) -> Iterator[Finding]:
                       "zones are joined by OVN interconnection, but there is no interconnection "
                       "section; add interconnection (with its database), or remove zones for a "
                       "platform-only fabric")
+
+
+# vxlan_mode on the IC northbound database came with OVN 25.03; Kube-OVN builds its images on
+# OVN branch-24.03 up to v1.14 and on branch-25.03 from v1.15.0 (kube-ovn
+# dist/images/Dockerfile.base at v1.14.0 and v1.15.0).
+VXLAN_MODE_KUBE_OVN = (1, 15)
+
+
+@rule("FG111", "vxlan-kube-ovn-version",
+      "VXLAN interconnection on a Kube-OVN older than 1.15, whose OVN (24.03) has no vxlan_mode.")
+def vxlan_kube_ovn_version(fabric: Fabric) -> Iterator[Finding]:
+    ic = fabric.interconnection
+    if ic is None or ic.encapsulation != "vxlan" or not fabric.zones:
+        return
+    release = ic.kube_ovn_release
+    where = ("interconnection", "kubeOvnVersion") if ic.kube_ovn_version is not None \
+        else ("interconnection", "database", "image")
+    if release is None:
+        yield Finding("FG111", where,
+                      f"cannot tell the zones' Kube-OVN version from image {ic.database.image!r}; VXLAN "
+                      "interconnection needs Kube-OVN 1.15 or later (OVN 25.03, vxlan_mode); state it as "
+                      "interconnection.kubeOvnVersion, e.g. v1.15.0", Severity.WARNING)
+    elif release < VXLAN_MODE_KUBE_OVN:
+        shown = f"{release[0]}.{release[1]}"
+        yield Finding("FG111", where,
+                      f"Kube-OVN {shown} runs OVN 24.03, which has no vxlan_mode: its ovn-ic ignores the "
+                      "setting and gives transit switches tunnel keys VXLAN cannot carry, so cross-zone "
+                      "traffic is dropped; run Kube-OVN 1.15 or later (and say so in kubeOvnVersion) or "
+                      "use geneve")

@@ -145,3 +145,37 @@ def vpc_name(fabric: Fabric) -> Iterator[Finding]:
                 yield Finding("FG409", ("zones", i, "vpcs", v, "name"),
                               f"VPC {vpc.name!r} is declared twice in zone {zone.name!r}; merge them")
             seen.add(vpc.name)
+
+
+# Subnets (and so logical switches) that exist in every Kube-OVN cluster under these names, from
+# kube-ovn pkg/controller/config.go (--default-ls, --node-switch, --external-gateway-switch) and
+# pkg/util/const.go (the external gateway's logical switch); and the VPC NAT gateways' external
+# subnet, which fabricgen writes itself (render/nat_gateways.py).
+RESERVED_SUBNETS = {
+    "ovn-default": "Kube-OVN's default pod subnet (--default-ls)",
+    "join": "Kube-OVN's join subnet between nodes and pods (--node-switch)",
+    "external": "Kube-OVN's external gateway subnet (--external-gateway-switch)",
+    "ovn-external": "the logical switch of Kube-OVN's external gateway",
+    "ovn-vpc-external-network": "the external subnet of VPC NAT gateways, which fabricgen writes from "
+                                "externalNetwork",
+}
+
+
+@rule("FG419", "reserved-subnet-name",
+      "A tenant or backbone subnet is named like one Kube-OVN creates (ovn-default, join...) or the transit switch.")
+def reserved_subnet(fabric: Fabric) -> Iterator[Finding]:
+    reserved = dict(RESERVED_SUBNETS)
+    if fabric.interconnection is not None:
+        name = fabric.interconnection.transit_switch.name
+        reserved[name] = f"the transit switch {name!r}, which ovn-ic creates as a logical switch in every zone"
+    for i, zone in enumerate(fabric.zones):
+        named: list[tuple[Path, str]] = []
+        if zone.backbone.subnet_name is not None:
+            named.append((("zones", i, "backbone", "subnetName"), zone.backbone.subnet_name))
+        for v, vpc in enumerate(zone.vpcs):
+            named += [(("zones", i, "vpcs", v, "subnets", s, "name"), sub.name) for s, sub in enumerate(vpc.subnets)]
+        for path, name in named:
+            if name in reserved:
+                yield Finding("FG419", path,
+                              f"{name!r} is {reserved[name]}; a Subnet of this name would overwrite it in "
+                              f"zone {zone.name!r}; choose another name")
