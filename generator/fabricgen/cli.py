@@ -55,7 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     _add_diagnostics_format(p)
 
     p = _add_command_with_exit_codes(sub, "render", "write rendered/<site>/ (exit 3 when anything changed)")
-    p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
+    p.add_argument("fabrics", nargs="*", type=Path, metavar="FABRIC")
+    p.add_argument("--all", dest="all_tracked", action="store_true",
+                   help="every fabric.yaml git tracks (the pre-commit hooks); also remove tracked "
+                        "<output>/<site>/ that no fabric renders. Run from the top of the repository")
     p.add_argument("-o", "--output", type=Path, default=Path("rendered"),
                    help="output root; each fabric owns <output>/<metadata.name>/ (default: rendered)")
     p.add_argument("--check", action="store_true",
@@ -100,7 +103,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import render
 
         return render.run(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
-                          quiet=args.quiet)
+                          quiet=args.quiet, all_tracked=args.all_tracked)
     if args.command == "diff":
         from fabricgen.commands import diff
 
@@ -129,7 +132,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "render" and bool(args.fabrics) == args.all_tracked:
+        parser.error("render: give FABRIC files or --all, not both" if args.all_tracked
+                     else "render: the following arguments are required: FABRIC (or --all)")
     from fabricgen import report
     from fabricgen.errors import FabricgenError, InvalidFabricError
 
