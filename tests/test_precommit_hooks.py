@@ -138,10 +138,10 @@ def user_repo(tmp_path: Path, pinned: tuple[Path, str, Path]) -> Path:
     git(repo, "add", "-A")
     first = hook_repo.commit(repo, home)
     assert first.returncode == 1, "the first commit without rendered/ must fail"
-    assert "added    lab/hq/backbone.yaml" in first.stdout + first.stderr
+    assert "added    lab/hq/backbone.yaml" in first.stdout
     git(repo, "add", "-A")
     second = hook_repo.commit(repo, home)
-    assert second.returncode == 0, second.stdout + second.stderr
+    assert second.returncode == 0, second.stdout
     assert git(repo, "status", "--porcelain") == ""
     return repo
 

@@ -58,5 +58,7 @@ def pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProces
 
 
 def commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`git commit` as a user runs it, with the pre-commit hook `pre-commit install` wrote."""
-    return run(["git", "commit", "-q", "-m", "change", *args], repo, env(home))
+    """`git commit` as a user runs it, with the pre-commit hook `pre-commit install` wrote
+    (git shows the hook's output on stderr; here it is all in `stdout`)."""
+    return subprocess.run(["git", "commit", "-q", "-m", "change", *args], cwd=repo, env=env(home),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
