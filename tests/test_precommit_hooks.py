@@ -117,11 +117,9 @@ README_CONFIG = re.search(r"```yaml\n(# \.pre-commit-config\.yaml of a fabric re
                           README, re.DOTALL)
 
 
-@pytest.fixture(scope="module")
-def pinned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
-    """This work tree as a commit, and one pre-commit home that keeps the hook environment."""
-    source, rev = hook_repo.snapshot(tmp_path_factory.mktemp("fabricgen"))
-    return source, rev, tmp_path_factory.mktemp("pre-commit-home")
+@pytest.fixture
+def pinned(fabricgen_commit: tuple[Path, str, Path]) -> tuple[Path, str, Path]:
+    return fabricgen_commit
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,schema,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,schema,init,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -84,6 +84,16 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
 
+    p = _add_command_with_exit_codes(
+        sub, "init", "write a new fabric repository: sample fabric, schema, pre-commit hooks, CI, output")
+    p.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
+                   help="where to write it (default: the working directory); no file there is replaced")
+    p.add_argument("--site", default="example", help="the sample fabric's site name (default: example)")
+    p.add_argument("--hook-repo", default=None, metavar="URL",
+                   help="git URL of fabricgen for .pre-commit-config.yaml (default: where this one came from)")
+    p.add_argument("--hook-rev", default=None, metavar="COMMIT",
+                   help="full commit id (or tag) of fabricgen at --hook-repo")
+
     p = sub.add_parser("rules", help="list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
 
@@ -116,6 +126,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import schema
 
         return schema.run(output=args.output)
+    if args.command == "init":
+        from fabricgen.commands import init
+
+        return init.run(directory=args.directory, site=args.site, hook_repo=args.hook_repo,
+                        hook_rev=args.hook_rev)
     if args.command == "rules":
         from fabricgen.commands import rules
 
