@@ -21,8 +21,8 @@ exit codes:
   0    success; output up to date
   1    invalid fabric (every problem reported, nothing written) or unusable output path
   2    usage error
-  3    render changed files, --check found the output out of date, diff found changes,
-       or transit found stale transit addresses
+  3    render changed files, --check found the output out of date, schema -o changed the
+       file, diff found changes, or transit found stale transit addresses
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   130  interrupted
 """
@@ -81,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="update transitAddress in FABRIC in place, keeping comments and formatting")
 
-    p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
-    p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
+    p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="write to this file instead of stdout (exit 3 when that changed it)")
 
     p = _add_command_with_exit_codes(
         sub, "init", "write a new fabric repository: sample fabric, schema, pre-commit hooks, CI, output")
