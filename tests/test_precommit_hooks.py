@@ -29,11 +29,15 @@ def test_hook_contract() -> None:
 
 
 @pytest.fixture
-def consumer(tmp_path: Path) -> Path:
-    """A repository keeping sites/lab/fabric.yaml and its committed, fresh rendered/."""
+def consumer(tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> Path:
+    """A repository keeping sites/lab/fabric.yaml and its committed, fresh rendered/, with both hooks
+    configured at this work tree's commit (`hook` runs them)."""
+    source, rev, _home = fabricgen_commit
     fabric = tmp_path / LAB
     fabric.parent.mkdir(parents=True)
     fabric.write_bytes((REPO / LAB).read_bytes())
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks: [{{id: fabricgen-render}}, {{id: fabricgen-check}}]\n")
     git(tmp_path, "init", "-q")
     result = run([str(BIN / "fabricgen"), "render", LAB, "-q"], tmp_path)
     assert result.returncode == 3, result.stderr
@@ -58,7 +62,13 @@ def try_repo(repo: Path, hook: str, *args: str) -> subprocess.CompletedProcess[s
     return run([str(BIN / "pre-commit"), "try-repo", str(REPO), hook, *args], repo, env)
 
 
-def test_fresh_output_passes(consumer: Path) -> None:
+def hook(repo: Path, home: tuple[Path, str, Path], hook_id: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`pre-commit run HOOK` with the consumer's pinned configuration (environment built once)."""
+    return hook_repo.pre_commit(repo, home[2], "run", hook_id, *args)
+
+
+def test_try_repo_fresh_output_passes(consumer: Path) -> None:
+    """The README's `pre-commit try-repo` of a fabricgen checkout."""
     for hook in HOOKS:
         result = try_repo(consumer, hook, "--all-files")
         assert result.returncode == 0, result.stdout + result.stderr
@@ -66,30 +76,31 @@ def test_fresh_output_passes(consumer: Path) -> None:
     assert git(consumer, "status", "--porcelain") == ""
 
 
-def test_try_repo_changed_fabric_rerenders_and_fails_until_staged(consumer: Path) -> None:
+def test_changed_fabric_rerenders_and_fails_until_staged(consumer: Path,
+                                                         fabricgen_commit: tuple[Path, str, Path]) -> None:
     fabric = consumer / LAB
     fabric.write_text(fabric.read_text().replace("transitAddress: 169.254.100.23",
                                                  "transitAddress: 169.254.100.25"))
     git(consumer, "add", LAB)
-    check = try_repo(consumer, "fabricgen-check")
+    check = hook(consumer, fabricgen_commit, "fabricgen-check")
     assert check.returncode == 1
     assert "out of date" in check.stdout
     assert git(consumer, "status", "--porcelain") == "M  sites/lab/fabric.yaml\n"
-    render = try_repo(consumer, "fabricgen-render")
+    render = hook(consumer, fabricgen_commit, "fabricgen-render")
     assert render.returncode == 1
     assert "changed  lab/hq/default-vpc-routes.yaml" in render.stdout
     git(consumer, "add", "-A")
-    again = try_repo(consumer, "fabricgen-render")
+    again = hook(consumer, fabricgen_commit, "fabricgen-render")
     assert again.returncode == 0, again.stdout
 
 
-def test_new_untracked_and_stale_output_fail(consumer: Path) -> None:
+def test_new_untracked_and_stale_output_fail(consumer: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
     """pre-commit diffs only tracked files: the hook itself fails when it creates or deletes one."""
     git(consumer, "rm", "-q", "rendered/lab/hq/backbone.yaml")
     stale = consumer / "rendered" / "lab" / "hq" / "old.yaml"
     stale.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n")
     commit(consumer, "lose a rendered file, keep one fabricgen no longer writes")
-    result = try_repo(consumer, "fabricgen-render", "--all-files")
+    result = hook(consumer, fabricgen_commit, "fabricgen-render", "--all-files")
     assert result.returncode == 1
     assert "added    lab/hq/backbone.yaml" in result.stdout
     assert "removed  lab/hq/old.yaml" in result.stdout
@@ -98,11 +109,11 @@ def test_new_untracked_and_stale_output_fail(consumer: Path) -> None:
         " D rendered/lab/hq/old.yaml\n?? rendered/lab/hq/backbone.yaml\n")
 
 
-def test_bad_fabric_fails_with_the_located_error(consumer: Path) -> None:
+def test_bad_fabric_fails_with_the_located_error(consumer: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
     line = break_nb_port(consumer / LAB)
     git(consumer, "add", LAB)
     before = git(consumer, "status", "--porcelain")
-    result = try_repo(consumer, "fabricgen-render")
+    result = hook(consumer, fabricgen_commit, "fabricgen-render")
     assert result.returncode == 1
     assert re.search(rf"^{re.escape(LAB)}:{line}:\d+: interconnection\.database\.nbPort: ",
                      result.stdout, re.MULTILINE), result.stdout
