@@ -176,3 +176,29 @@ def test_render_all_needs_the_top_of_a_git_repository(tmp_path: Path, monkeypatc
     monkeypatch.chdir(REPO / "sites")
     assert main(["render", "--all", "--check"]) == 2
     assert f"from the top of the repository: cd {REPO}" in capsys.readouterr().err
+
+
+def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tracked directory under the output root that no fabric renders is removed, unless it holds
+    a fabric; and the output root is never the repository itself."""
+    import subprocess
+
+    (tmp_path / "out" / "old").mkdir(parents=True)
+    (tmp_path / "out" / "old" / "x.yaml").write_text("x: 1\n")
+    (tmp_path / "out" / "keep").mkdir()
+    (tmp_path / "out" / "keep" / "fabric.yaml").write_bytes((REPO / LAB).read_bytes())
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "--all", "-o", "."]) == 2
+    assert "--all needs an output directory below the top" in capsys.readouterr().err
+    assert not (tmp_path / "lab").exists()
+    assert main(["render", "--all", "-o", "out", "--check"]) == 3
+    err = capsys.readouterr().err
+    assert "removed  old/x.yaml" in err and "added    lab/hq/backbone.yaml" in err and "keep/" not in err
+    assert (tmp_path / "out" / "old" / "x.yaml").exists()
+    assert main(["render", "--all", "-o", "out", "-q"]) == 3
+    assert not (tmp_path / "out" / "old").exists()
+    assert (tmp_path / "out" / "keep" / "fabric.yaml").exists()
+    assert (tmp_path / "out" / "lab" / "hq" / "backbone.yaml").exists()

@@ -55,12 +55,17 @@ def fabrics(top: Path) -> list[Path]:
 
 
 def sites(top: Path, output: Path) -> list[str]:
-    """The site directories under `output` that hold tracked files ([] when `output` is outside)."""
+    """The site directories under `output` that hold tracked files ([] when `output` is outside
+    the repository). A directory holding a tracked fabric is never one."""
     try:
         rel = output.resolve().relative_to(top.resolve())
     except ValueError:
         return []
     prefix = PurePosixPath(rel.as_posix())
-    found = _tracked(top, f"{prefix.as_posix()}/" if prefix.parts else ".")
-    names = {p.relative_to(prefix).parts[0] for p in found if len(p.relative_to(prefix).parts) > 1}
+    if not prefix.parts:
+        raise RepositoryError("--all needs an output directory below the top of the repository, "
+                              "such as the default, rendered")
+    found = [p.relative_to(prefix) for p in _tracked(top, f"{prefix.as_posix()}/")]
+    names = {p.parts[0] for p in found if len(p.parts) > 1}
+    names -= {p.parts[0] for p in found if p.name in FABRIC_NAMES}
     return sorted(names)

@@ -41,13 +41,14 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
     if any(d.is_error for d in found):
         sys.stderr.write(f"fabricgen: {report.summary(found)}; nothing written\n")
         return exit_codes.INVALID
-    results = [emit.diff(output, result) if check else emit.write(output, result) for result in builds]
-    if top is not None:
+    orphans: list[str] = []
+    if top is not None:  # before anything is written: an unusable output root writes nothing
         from fabricgen import git_index
 
         rendered = {result.site for result in builds}
-        results += [emit.remove(output, site, check=check)
-                    for site in git_index.sites(top, output) if site not in rendered]
+        orphans = [site for site in git_index.sites(top, output) if site not in rendered]
+    results = [emit.diff(output, result) if check else emit.write(output, result) for result in builds]
+    results += [emit.remove(output, site, check=check) for site in orphans]
     changed = any(results)
     if not quiet:
         for changes in results:
