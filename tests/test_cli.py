@@ -140,11 +140,6 @@ def fabric_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_diff_unknown_base_is_a_usage_error(fabric_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["diff", LAB, "--base", "nosuchrev"]) == 2
-    assert "unknown revision 'nosuchrev'" in capsys.readouterr().err
-
-
 @pytest.mark.parametrize("broken", ["head", "base"])
 def test_diff_of_an_invalid_fabric_comments_the_located_errors(
         fabric_repo: Path, broken: str, capsys: pytest.CaptureFixture[str]) -> None:
