@@ -23,7 +23,7 @@ from support import hook_repo
 from support.gitops_tree import BIN, run, tool_env
 from support.hook_repo import git
 
-SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-actions.yaml",
+SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-actions.yaml", "ci/gitlab-ci.yml",
             "schemas/fabric.schema.json", "sites/example/fabric.yaml")
 
 
@@ -58,10 +58,13 @@ def test_init_pins_the_hooks_and_ci_to_the_given_commit(tmp_path: Path) -> None:
         {"id": "fabricgen-render"}, {"id": "fabricgen-check", "stages": ["manual"]}]}]}
     workflow = YAML(typ="safe").load((tmp_path / "ci/github-actions.yaml").read_text())
     assert workflow["env"]["FABRICGEN"] == f"fabricgen @ git+https://git.example/net/fabricgen@{rev}"
-    steps = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
-    assert "pre-commit run --hook-stage manual fabricgen-check --all-files --show-diff-on-failure" in steps
-    assert any("fabricgen verify" in step for step in steps)
-    assert any("fabricgen diff \"$fabric\" --base" in step and "--format markdown" in step for step in steps)
+    gitlab = YAML(typ="safe").load((tmp_path / "ci/gitlab-ci.yml").read_text())
+    assert gitlab["variables"]["FABRICGEN"] == workflow["env"]["FABRICGEN"]
+    for steps in ([step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]],
+                  [line for job in ("check", "verify", "diff") for line in gitlab[job]["script"]]):
+        assert "pre-commit run --hook-stage manual fabricgen-check --all-files --show-diff-on-failure" in steps
+        assert any("| xargs -0 -n1 fabricgen verify" in step for step in steps)
+        assert any("fabricgen diff \"$fabric\" --base" in step and "--format markdown" in step for step in steps)
     assert (tmp_path / "rendered" / "dc1").is_dir()
 
 
@@ -121,6 +124,27 @@ def _first_commit_then_edit(repo: Path, home: Path, fabricgen: Path) -> None:
     assert staged.returncode == 0, staged.stdout
     assert git(repo, "status", "--porcelain") == ""
     assert "169.254.100.13" in git(repo, "show", "HEAD:rendered/example/east/default-vpc-routes.yaml")
+    _ci_diff_comments(repo, environment)
+
+
+def _ci_diff_comments(repo: Path, environment: dict[str, str]) -> None:
+    """The CI examples' diff scripts, run as the CI would (bash -e), against the previous commit."""
+    workflow = YAML(typ="safe").load((repo / "ci/github-actions.yaml").read_text())
+    gitlab = YAML(typ="safe").load((repo / "ci/gitlab-ci.yml").read_text())
+    scripts = [
+        next(step["run"] for step in workflow["jobs"]["diff"]["steps"] if "fabricgen diff" in step.get("run", ""))
+        .replace("origin/${{ github.base_ref }}", "HEAD~1"),
+        next(line for line in gitlab["diff"]["script"] if "fabricgen diff" in line)
+        .replace("origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "HEAD~1"),
+    ]
+    for script in scripts:
+        assert "HEAD~1" in script
+        done = run(["bash", "-e", "-o", "pipefail", "-c", script], repo, environment)
+        assert done.returncode == 0, done.stderr
+        comment = (repo / "comment.md").read_text()
+        assert comment.startswith("## fabricgen: sites/example/fabric.yaml against HEAD~1\n")
+        assert "169.254.100.13" in comment
+        (repo / "comment.md").unlink()
 
 
 def test_pip_install_from_git_then_init_then_commit(tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:

@@ -1,7 +1,7 @@
 """`fabricgen init [DIR]`: a fabric repository that passes its own pre-commit hook on the first commit.
 
 Writes a commented sample fabric, the schema its modeline points at, a pre-commit
-configuration pinned to this fabricgen, a CI example, `.gitignore`, a README of the
+configuration pinned to this fabricgen, CI examples, `.gitignore`, a README of the
 workflow, and the rendered output of the sample (the normal render pipeline, so it is
 byte for byte what the hook renders). The templates are package data in
 `fabricgen/scaffold/`. Nothing is overwritten: when any file to write exists, every one
@@ -28,6 +28,7 @@ TEMPLATES = (
     ("fabric.yaml.j2", "sites/{site}/fabric.yaml"),
     ("pre-commit-config.yaml.j2", ".pre-commit-config.yaml"),
     ("github-actions.yaml.j2", "ci/github-actions.yaml"),
+    ("gitlab-ci.yml.j2", "ci/gitlab-ci.yml"),
     ("gitignore.j2", ".gitignore"),
     ("README.md.j2", "README.md"),
 )
