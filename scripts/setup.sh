@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian machine for fabricgen.
-#   scripts/setup.sh          the Python environment in .venv with fabricgen installed
+#   scripts/setup.sh          the Python environment in .venv with fabricgen installed;
+#                             `. .venv/bin/activate` then puts fabricgen on PATH (README quick start)
 #   scripts/setup.sh --test   also the test tools: the Debian packages of the real
 #                             OVN/OVS daemons, netplan, FRR and nftables that the tests drive
 set -euo pipefail
@@ -48,3 +49,4 @@ if [ "$want_test" = 1 ]; then
 else
   .venv/bin/python -m pip install -q .
 fi
+echo "setup: fabricgen is installed in .venv; put it on PATH in this shell with: . .venv/bin/activate" >&2

@@ -90,3 +90,13 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Run with the repository root as working directory (file names as users see them)."""
     monkeypatch.chdir(REPO)
     yield REPO
+
+
+@pytest.fixture(scope="session")
+def fabricgen_commit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
+    """This work tree committed in a scratch repository (what a user pins with repo: and rev:),
+    its commit id, and one PRE_COMMIT_HOME that keeps the hook environment for the session."""
+    from support.hook_repo import snapshot
+
+    source, rev = snapshot(tmp_path_factory.mktemp("fabricgen"))
+    return source, rev, tmp_path_factory.mktemp("pre-commit-home")

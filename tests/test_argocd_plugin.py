@@ -57,6 +57,24 @@ def test_plugin_runs_the_generate_command() -> None:
     assert generate_command() == ["fabricgen", "argocd-generate"]
 
 
+# Where argocd-cmp-server reads its plugin (Argo CD's plugin guide: "the plugin config file
+# ... at /home/argocd/cmp-server/config/plugin.yaml", baked in or mounted from a ConfigMap).
+PLUGIN_CONFIG = "/home/argocd/cmp-server/config/plugin.yaml"
+
+
+def test_plugin_config_is_where_its_comment_says_and_nothing_hides_it() -> None:
+    argocd = REPO / "deploy" / "argocd"
+    plugin_text = (argocd / "plugin.yaml").read_text()
+    assert PLUGIN_CONFIG in plugin_text
+    assert f"COPY deploy/argocd/plugin.yaml {PLUGIN_CONFIG}\n" in (argocd / "Containerfile").read_text()
+    patch = load_file(argocd / "argocd-repo-server-patch.yaml")["spec"]["template"]["spec"]
+    mounts = [m["mountPath"] for c in patch["containers"] for m in c.get("volumeMounts", [])]
+    # a mount at the file or any directory above it would hide the baked-in file
+    assert not [m for m in mounts if m == PLUGIN_CONFIG or PLUGIN_CONFIG.startswith(m.rstrip("/") + "/")]
+    assert not [v for v in patch.get("volumes", []) if "configMap" in v]
+    assert "mounts nothing over that path" in plugin_text
+
+
 @pytest.mark.parametrize("zone", ZONES)
 def test_env_zone_prints_exactly_the_rendered_objects(
     checkout: Path, expected: dict[str, list[dict[str, object]]], zone: str

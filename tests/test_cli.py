@@ -43,7 +43,7 @@ def test_exit_1_invalid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.parametrize("argv", [[], ["render"], ["frobnicate"], ["validate", LAB, "--format", "xml"],
-                                  ["render", LAB, "--bogus"]])
+                                  ["render", LAB, "--bogus"], ["render", "--all", LAB], ["render", "-q"]])
 def test_exit_2_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -104,3 +104,96 @@ def test_rules_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert "| FG103 | `raft-members` | The IC database has an even number of raft members; " in lines[2 + [
         r[0] for r in rows].index("FG103")]
     assert all(line.startswith("| FG") and line.endswith(" |") and line.count(" | ") == 2 for line in lines[2:])
+
+
+def test_render_json_report_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Like `validate`: the machine-readable report goes to stdout, the file list to stderr."""
+    assert main(["render", LAB, "-o", str(tmp_path), "--format", "json"]) == 3
+    out, err = capsys.readouterr()
+    assert out == '{\n  "errors": 0,\n  "warnings": 0,\n  "diagnostics": []\n}\n'
+    assert "added    lab/hq/backbone.yaml" in err
+    bad = tmp_path / "fabric.yaml"
+    bad.write_text("apiVersion: fabricgen.io/v1alpha1\nkind: Fabric\n", encoding="utf-8")
+    assert main(["render", str(bad), "-o", str(tmp_path / "out"), "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert '"errors": 1' in out and '"code": "FG003"' in out
+    assert err.endswith("; nothing written\n")
+
+
+def test_schema_output_exits_3_when_it_writes_like_render(tmp_path: Path) -> None:
+    target = tmp_path / "schemas" / "fabric.schema.json"
+    assert main(["schema", "-o", str(target)]) == 3
+    assert main(["schema", "-o", str(target)]) == 0
+
+
+@pytest.fixture
+def fabric_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    import subprocess
+
+    fabric = tmp_path / LAB
+    fabric.parent.mkdir(parents=True)
+    fabric.write_bytes((REPO / LAB).read_bytes())
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "lab"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+                       cwd=tmp_path, check=True, capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("broken", ["head", "base"])
+def test_diff_of_an_invalid_fabric_comments_the_located_errors(
+        fabric_repo: Path, broken: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+
+    fabric = fabric_repo / LAB
+    good = fabric.read_text()
+    fabric.write_text(good.replace("nbPort: 6645", "nbPort: notaport"))
+    line = 1 + good.splitlines().index(next(x for x in good.splitlines() if "nbPort: 6645" in x))
+    name = LAB
+    if broken == "base":
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "bad"],
+                       cwd=fabric_repo, check=True)
+        fabric.write_text(good)
+        name = f"{LAB}@HEAD"
+    assert main(["diff", LAB, "--format", "markdown"]) == 1
+    out, err = capsys.readouterr()
+    located = f"{name}:{line}:13: interconnection.database.nbPort: "
+    assert out.startswith(f"## fabricgen: {LAB} against HEAD\n\n**Invalid fabric: nothing to compare**")
+    assert f"```text\n{located}" in out
+    assert located in err
+
+
+def test_render_all_needs_the_top_of_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "--all"]) == 2
+    assert "--all needs a git repository" in capsys.readouterr().err
+    monkeypatch.chdir(REPO / "sites")
+    assert main(["render", "--all", "--check"]) == 2
+    assert f"from the top of the repository: cd {REPO}" in capsys.readouterr().err
+
+
+def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tracked directory under the output root that no fabric renders is removed, unless it holds
+    a fabric; and the output root is never the repository itself."""
+    import subprocess
+
+    (tmp_path / "out" / "old").mkdir(parents=True)
+    (tmp_path / "out" / "old" / "x.yaml").write_text("x: 1\n")
+    (tmp_path / "out" / "keep").mkdir()
+    (tmp_path / "out" / "keep" / "fabric.yaml").write_bytes((REPO / LAB).read_bytes())
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "--all", "-o", "."]) == 2
+    assert "--all needs an output directory below the top" in capsys.readouterr().err
+    assert not (tmp_path / "lab").exists()
+    assert main(["render", "--all", "-o", "out", "--check"]) == 3
+    err = capsys.readouterr().err
+    assert "removed  old/x.yaml" in err and "added    lab/hq/backbone.yaml" in err and "keep/" not in err
+    assert (tmp_path / "out" / "old" / "x.yaml").exists()
+    assert main(["render", "--all", "-o", "out", "-q"]) == 3
+    assert not (tmp_path / "out" / "old").exists()
+    assert (tmp_path / "out" / "keep" / "fabric.yaml").exists()
+    assert (tmp_path / "out" / "lab" / "hq" / "backbone.yaml").exists()

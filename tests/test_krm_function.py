@@ -112,6 +112,29 @@ def test_kpt_eval_exec_twice(repo: Path, expected_hq: list[dict[str, Any]]) -> N
 
 
 @needs_kpt
+def test_kpt_instructions_leave_committed_files_as_they_are(repo: Path) -> None:
+    """kpt rewrites every package file it reads in its own YAML formatting: the committed Kptfile
+    and fabricgen.yaml are already in it, and the package's .gitignore names what kpt adds."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fabric repository"], cwd=repo, check=True)
+    (repo / "hq.yaml").write_text(  # the README's --fn-config, written outside the package
+        "apiVersion: fabricgen.io/v1alpha1\nkind: FabricGenerator\nmetadata:\n  name: lab-hq\n"
+        f"spec:\n  path: {LAB}\n  zone: hq\n")
+    for cmd in (["kpt", "fn", "render", "deploy/kpt/lab-hq", "--allow-exec"],
+                ["kpt", "fn", "eval", "deploy/kpt/lab-hq", "--exec", "fabricgen krm", "--fn-config", "hq.yaml"]):
+        result = run(cmd, repo)
+        assert result.returncode == 0, result.stderr
+        status = subprocess.run(["git", "status", "--porcelain", "--", "deploy"], cwd=repo, check=True,
+                                capture_output=True, text=True).stdout
+        assert status == "", f"{' '.join(cmd)} left:\n{status}"
+    assert package_objects(repo / "deploy" / "kpt" / "lab-hq")
+    ignored = subprocess.run(["git", "check-ignore", "deploy/kpt/lab-hq/generated/"], cwd=repo,
+                             capture_output=True, text=True)
+    assert ignored.returncode == 0
+
+
+@needs_kpt
 def test_kpt_eval_with_key_value_arguments_to_stdout(repo: Path, expected_hq: list[dict[str, Any]]) -> None:
     """`-- key=value` arguments arrive as a ConfigMap functionConfig; `-` streams the result."""
     result = run(["kpt", "fn", "eval", "-", "--exec", str(REPO / "deploy" / "krm" / "fabricgen-krm"),

@@ -163,6 +163,15 @@ def test_located_message(code: str, edit: tuple[str, str], expected: str) -> Non
     assert all(f"[{code}]" in line for line in found if line == expected)
 
 
+def test_consumer_platform_typo_is_located_with_a_suggestion() -> None:
+    """The platform tag selects the consumer's fields: its own line, and a near miss suggested."""
+    found = diagnostics(BASE.replace("      - platform: cloudstack\n", "      - platform: cloudstak\n", 1))
+    line = next(i for i, text in enumerate(BASE.splitlines(), 1) if text == "      - platform: cloudstack")
+    assert found == [
+        f"sites/t/fabric.yaml:{line}:19: ovnDeployments[0].consumers[0].platform: 'cloudstak' is not allowed; "
+        "did you mean 'cloudstack'? expected one of 'cloudstack', 'openstack', 'kubernetes' [FG003]"]
+
+
 SHARED = BASE.replace("""      - platform: cloudstack
         name: zone1
         hosts: [kvm01]

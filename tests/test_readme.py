@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import os
+import re
+import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
 
 from fabricgen.cli import _parser, main
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
 def test_diagnostic_table_is_current() -> None:
@@ -25,3 +29,39 @@ def test_every_command_is_in_the_command_line_reference() -> None:
     assert commands
     for name in commands:
         assert f"fabricgen {name}" in README, f"command {name} is missing from README's command line section"
+
+
+def _block_after(heading: str) -> str:
+    match = re.search(rf"^## {re.escape(heading)}\n.*?```sh\n(.*?)```", README, re.MULTILINE | re.DOTALL)
+    assert match, f"README has no ```sh block under ## {heading}"
+    return match.group(1)
+
+
+def _commands(block: str) -> list[str]:
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
+    first, second = _commands(_block_after("Quick start"))
+    assert first.startswith("bash scripts/setup.sh && ")
+    assert second == "bash scripts/test.sh"
+    assert "bash scripts/test.sh" in (REPO / ".ci" / "run").read_text()
+
+
+def test_quick_start_puts_fabricgen_on_path_for_the_next_section(
+        tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
+    """From a fresh clone and a fresh shell (no venv on PATH), the quick start's first command, then
+    the bare `fabricgen` of "What a user does" in the same shell."""
+    source, _rev, _home = fabricgen_commit
+    clone = tmp_path / "fabricgen"
+    subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True)
+    first = _commands(_block_after("Quick start"))[0]
+    validate = _commands(_block_after("What a user does"))[0]
+    assert validate.startswith("fabricgen validate ")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           **{k: v for k, v in os.environ.items() if k.startswith("PIP_")}}
+    script = f"umask 022\n{first}\necho \"render exit $?\"\ncommand -v fabricgen\n{validate}\n"
+    done = subprocess.run(["bash", "-c", script], cwd=clone, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == ["render exit 0", str(clone / ".venv" / "bin" / "fabricgen")]
+    assert "fabricgen: 1 fabric(s) valid" in done.stderr

@@ -50,7 +50,8 @@ def test_exit_3_on_change_then_0(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["render", "-o", str(out), LAB]) == 3
     err = capsys.readouterr().err
     assert "added    lab/hq/kustomization.yaml" in err
-    assert err.endswith(f"fabricgen: {out} changed; review it and stage it: git add {out}\n")
+    assert err.endswith(f"fabricgen: {out} changed; review it and stage it with the fabrics it comes from: "
+                        f"git add {out}\n")
     assert main(["render", "-o", str(out), LAB]) == 0
     assert "up to date" in capsys.readouterr().err
     (out / "lab" / "hq" / "backbone.yaml").write_text("edited by hand\n", encoding="utf-8")

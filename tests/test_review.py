@@ -53,7 +53,7 @@ def test_removed_zone_is_reported_deleted(repo: Path, capsys: pytest.CaptureFixt
 
 
 def test_unknown_revision_is_a_user_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["diff", str(repo), "--base", "no-such-rev"]) == 1
+    assert main(["diff", str(repo), "--base", "no-such-rev"]) == 2  # a usage error
     assert "unknown revision 'no-such-rev'" in capsys.readouterr().err
 
 

@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,schema,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,schema,init,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -21,8 +21,8 @@ exit codes:
   0    success; output up to date
   1    invalid fabric (every problem reported, nothing written) or unusable output path
   2    usage error
-  3    render changed files, --check found the output out of date, diff found changes,
-       or transit found stale transit addresses
+  3    render changed files, --check found the output out of date, schema -o changed the
+       file, diff found changes, or transit found stale transit addresses
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   130  interrupted
 """
@@ -55,7 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     _add_diagnostics_format(p)
 
     p = _add_command_with_exit_codes(sub, "render", "write rendered/<site>/ (exit 3 when anything changed)")
-    p.add_argument("fabrics", nargs="+", type=Path, metavar="FABRIC")
+    p.add_argument("fabrics", nargs="*", type=Path, metavar="FABRIC")
+    p.add_argument("--all", dest="all_tracked", action="store_true",
+                   help="every fabric.yaml git tracks (the pre-commit hooks); also remove tracked "
+                        "<output>/<site>/ that no fabric renders. Run from the top of the repository")
     p.add_argument("-o", "--output", type=Path, default=Path("rendered"),
                    help="output root; each fabric owns <output>/<metadata.name>/ (default: rendered)")
     p.add_argument("--check", action="store_true",
@@ -78,8 +81,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="update transitAddress in FABRIC in place, keeping comments and formatting")
 
-    p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
-    p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
+    p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="write to this file instead of stdout (exit 3 when that changed it)")
+
+    p = _add_command_with_exit_codes(
+        sub, "init", "write a new fabric repository: sample fabric, schema, pre-commit hooks, CI, output")
+    p.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
+                   help="where to write it (default: the working directory); no file there is replaced")
+    p.add_argument("--site", default="example", help="the sample fabric's site name (default: example)")
+    p.add_argument("--hook-repo", default=None, metavar="URL",
+                   help="git URL of fabricgen for .pre-commit-config.yaml (default: where this one came from)")
+    p.add_argument("--hook-rev", default=None, metavar="COMMIT",
+                   help="full commit id (or tag) of fabricgen at --hook-repo")
 
     p = sub.add_parser("rules", help="list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
@@ -100,7 +114,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import render
 
         return render.run(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
-                          quiet=args.quiet)
+                          quiet=args.quiet, all_tracked=args.all_tracked)
     if args.command == "diff":
         from fabricgen.commands import diff
 
@@ -113,6 +127,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import schema
 
         return schema.run(output=args.output)
+    if args.command == "init":
+        from fabricgen.commands import init
+
+        return init.run(directory=args.directory, site=args.site, hook_repo=args.hook_repo,
+                        hook_rev=args.hook_rev)
     if args.command == "rules":
         from fabricgen.commands import rules
 
@@ -129,7 +148,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "render" and bool(args.fabrics) == args.all_tracked:
+        parser.error("render: give FABRIC files or --all, not both" if args.all_tracked
+                     else "render: the following arguments are required: FABRIC (or --all)")
     from fabricgen import report
     from fabricgen.errors import FabricgenError, InvalidFabricError
 

@@ -202,3 +202,20 @@ def write(root: Path, build: Build) -> Changes:
             return changes
     except OSError as exc:
         raise OutputError(f"cannot write {root / build.site}: {exc.strerror or exc}") from exc
+
+
+def remove(root: Path, site: str, *, check: bool) -> Changes:
+    """Delete `root/<site>/`, the output of a site that no fabric renders any more (with
+    `check`, only say what would go)."""
+    target = root / site
+    gone = Changes(removed=tuple(str(rel) for rel in _existing(target)))
+    if check or not gone:
+        return gone
+    try:
+        with _locked(root):
+            if target.is_symlink() or not target.is_dir():
+                raise OutputError(f"cannot remove {target}: it is not a directory; move it away")
+            shutil.rmtree(target)
+    except OSError as exc:
+        raise OutputError(f"cannot remove {target}: {exc.strerror or exc}") from exc
+    return gone

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 INVALID = 1  # invalid fabric (every problem reported, nothing written), or unusable output path
 USAGE = 2  # usage error: arguments (argparse), plugin settings, functionConfig, zone choice
-CHANGED = 3  # render changed files, --check found them stale, diff found changes, transit found stale addresses
+# render (or schema -o) changed files, --check found them stale, diff found changes, transit found stale addresses
+CHANGED = 3
 INTERNAL = 4  # a bug in fabricgen
 INTERRUPTED = 130

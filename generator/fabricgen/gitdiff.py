@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 
 
 class GitError(FabricgenError):
     """The repository or revision cannot be read."""
+
+
+class UnknownRevisionError(GitError):
+    """`--base` names no revision of the repository: a usage error."""
+
+    exit_code = exit_codes.USAGE
 
 
 def read_at(path: Path, revision: str) -> str | None:
@@ -24,7 +31,8 @@ def read_at(path: Path, revision: str) -> str | None:
     try:
         commit = repo.commit(revision)
     except (git.BadName, ValueError) as exc:
-        raise GitError(f"unknown revision {revision!r}") from exc
+        raise UnknownRevisionError(f"unknown revision {revision!r}; give a commit, branch or tag "
+                                   "of this repository (e.g. --base origin/main)") from exc
     try:
         blob = commit.tree / rel
     except KeyError:

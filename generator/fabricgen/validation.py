@@ -132,15 +132,38 @@ def _message(error: Any) -> str:
         return str(error.get("ctx", {}).get("error", error["msg"]))
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{_shown(error.get('input'))} is not allowed; expected {expected}"
+        return f"{_shown(error.get('input'))} is not allowed; {_did_you_mean(error.get('input'), expected)}" \
+               f"expected {expected}"
+    if kind == "union_tag_invalid":  # a consumer's `platform`: pydantic names the tag it read
+        ctx = error.get("ctx", {})
+        expected = str(ctx.get("expected_tags", ""))
+        return (f"{_shown(ctx.get('tag'))} is not allowed; {_did_you_mean(ctx.get('tag'), expected)}"
+                f"expected one of {expected}")
     msg = str(error["msg"])
     return msg[0].lower() + msg[1:] if msg else kind
+
+
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _did_you_mean(value: Any, expected: str) -> str:
+    """`did you mean 'kube-ovn'? ` for a near miss among the quoted values pydantic lists."""
+    allowed = _QUOTED.findall(expected)
+    if len(allowed) < 2:  # "expected X" already says it
+        return ""
+    close = difflib.get_close_matches(value, allowed, n=1) if isinstance(value, str) else []
+    if not close and isinstance(value, str):  # case or separators only: KubeOVN, kube_ovn
+        folded = {re.sub(r"[^a-z0-9]", "", a.lower()): a for a in allowed}
+        close = [folded[k] for k in (re.sub(r"[^a-z0-9]", "", value.lower()),) if k in folded]
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]:
     out = []
     for error in exc.errors():
         loc = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
+        if error["type"] == "union_tag_invalid":  # point at the tag's value, not the whole item
+            loc = (*loc, str(error.get("ctx", {}).get("discriminator", "")).strip("'"))
         # pydantic reports tagged-union and function validators as extra segments;
         # `locate` keeps the deepest node that exists.
         value = error["type"] not in ("extra_forbidden", "missing", "invalid_key")

@@ -1,0 +1,186 @@
+"""`fabricgen init`: a new fabric repository whose first commit passes its own pre-commit hook.
+
+End to end with real git, real pre-commit and a real `pip install` of fabricgen from a git URL
+at a commit, as the README tells a new user to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import tree
+from fabricgen import __version__
+from fabricgen.cli import main
+from fabricgen.commands.schema import schema_text
+from support import hook_repo
+from support.gitops_tree import BIN, run, tool_env
+from support.hook_repo import git
+
+SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-actions.yaml", "ci/gitlab-ci.yml",
+            "schemas/fabric.schema.json", "sites/example/fabric.yaml")
+
+
+def test_init_writes_a_repository_whose_output_is_current(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "fabric"
+    assert main(["init", str(target)]) == 0
+    files = tree(target)
+    assert set(SCAFFOLD) <= set(files)
+    assert any(name.startswith("rendered/example/east/") for name in files)
+    assert any(name.startswith("rendered/example/west/") for name in files)
+    fabric = (target / "sites/example/fabric.yaml").read_text()
+    assert fabric.startswith("# yaml-language-server: $schema=../../schemas/fabric.schema.json\n")
+    assert (target / "schemas/fabric.schema.json").read_text() == schema_text()
+    # the modeline's schema accepts the sample, and the sample is valid without warnings
+    monkeypatch.chdir(target)
+    capsys.readouterr()
+    assert main(["validate", "sites/example/fabric.yaml"]) == 0
+    assert "(0 error(s), 0 warning(s))" in capsys.readouterr().err
+    # exactly what `render --all` writes from the repository root
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    assert main(["render", "--all", "--check"]) == 0
+
+
+def test_init_pins_the_hooks_and_ci_to_the_given_commit(tmp_path: Path) -> None:
+    rev = "0123456789abcdef0123456789abcdef01234567"
+    assert main(["init", str(tmp_path), "--site", "dc1", "--hook-repo", "https://git.example/net/fabricgen",
+                 "--hook-rev", rev]) == 0
+    config = YAML(typ="safe").load((tmp_path / ".pre-commit-config.yaml").read_text())
+    assert config == {"repos": [{"repo": "https://git.example/net/fabricgen", "rev": rev, "hooks": [
+        {"id": "fabricgen-render"}, {"id": "fabricgen-check", "stages": ["manual"]}]}]}
+    workflow = YAML(typ="safe").load((tmp_path / "ci/github-actions.yaml").read_text())
+    assert workflow["env"]["FABRICGEN"] == f"fabricgen @ git+https://git.example/net/fabricgen@{rev}"
+    gitlab = YAML(typ="safe").load((tmp_path / "ci/gitlab-ci.yml").read_text())
+    assert gitlab["variables"]["FABRICGEN"] == workflow["env"]["FABRICGEN"]
+    for steps in ([step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]],
+                  [line for job in ("check", "verify", "diff") for line in gitlab[job]["script"]]):
+        assert "pre-commit run --hook-stage manual fabricgen-check --all-files --show-diff-on-failure" in steps
+        assert any("| xargs -0 -n1 fabricgen verify" in step for step in steps)
+        assert any("fabricgen diff \"$fabric\" --base" in step and "--format markdown" in step for step in steps)
+    assert (tmp_path / "rendered" / "dc1").is_dir()
+
+
+@pytest.mark.parametrize("existing", ["README.md", "sites/example/fabric.yaml", "rendered/example/old.yaml"])
+def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path, existing: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / existing
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("mine\n")
+    before = tree(tmp_path)
+    assert main(["init", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    shown = tmp_path / (existing if not existing.startswith("rendered/") else "rendered/example")
+    assert f"\n  {shown}\n" in err + "\n"
+    assert "nothing written" in err
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--site", "Bad_Name"], "--site 'Bad_Name' is not a valid name"),
+    (["--hook-repo", "https://git.example/f"], "give --hook-repo and --hook-rev together"),
+    (["--hook-repo", "https://git.example/f", "--hook-rev", "a b"], "is not a git revision"),
+    (["--hook-repo", "https://x\n- id: evil", "--hook-rev", "main"], "is not a repository URL"),
+])
+def test_init_usage_errors(tmp_path: Path, argv: list[str], message: str,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path / "new"), *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+
+
+def _first_commit_then_edit(repo: Path, home: Path, fabricgen: Path) -> None:
+    """pre-commit install, first commit passes, an edit fails until its output is staged."""
+    environment = hook_repo.env(home)
+    environment["PATH"] = f"{fabricgen.parent}{os.pathsep}{environment['PATH']}"
+    git(repo, "init", "-q")
+    assert run([str(BIN / "pre-commit"), "install"], repo, environment).returncode == 0
+    git(repo, "add", "-A")
+
+    def commit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "commit", "-q", "-m", "change", *args], cwd=repo, env=environment,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+
+    first = commit()
+    assert first.returncode == 0, first.stdout
+    assert "fabricgen render" in first.stdout and "Passed" in first.stdout
+    check = run([str(BIN / "pre-commit"), "run", "--hook-stage", "manual", "fabricgen-check", "--all-files"],
+                repo, environment)
+    assert check.returncode == 0, check.stdout
+    fabric = repo / "sites" / "example" / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("transitAddress: 169.254.100.12", "transitAddress: 169.254.100.13"))
+    edited = commit("-a")
+    assert edited.returncode == 1
+    assert "changed  example/east/default-vpc-routes.yaml" in edited.stdout
+    git(repo, "add", "-A")
+    staged = commit()
+    assert staged.returncode == 0, staged.stdout
+    assert git(repo, "status", "--porcelain") == ""
+    assert "169.254.100.13" in git(repo, "show", "HEAD:rendered/example/east/default-vpc-routes.yaml")
+    _ci_diff_comments(repo, environment)
+
+
+def _ci_diff_comments(repo: Path, environment: dict[str, str]) -> None:
+    """The CI examples' diff scripts, run as the CI would (bash -e), against the previous commit."""
+    workflow = YAML(typ="safe").load((repo / "ci/github-actions.yaml").read_text())
+    gitlab = YAML(typ="safe").load((repo / "ci/gitlab-ci.yml").read_text())
+    scripts = [
+        next(step["run"] for step in workflow["jobs"]["diff"]["steps"] if "fabricgen diff" in step.get("run", ""))
+        .replace("origin/${{ github.base_ref }}", "HEAD~1"),
+        next(line for line in gitlab["diff"]["script"] if "fabricgen diff" in line)
+        .replace("origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "HEAD~1"),
+    ]
+    for script in scripts:
+        assert "HEAD~1" in script
+        done = run(["bash", "-e", "-o", "pipefail", "-c", script], repo, environment)
+        assert done.returncode == 0, done.stderr
+        comment = (repo / "comment.md").read_text()
+        assert comment.startswith("## fabricgen: sites/example/fabric.yaml against HEAD~1\n")
+        assert "169.254.100.13" in comment
+        (repo / "comment.md").unlink()
+
+
+def test_pip_install_from_git_then_init_then_commit(tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
+    """The README's path for a new user: pip install fabricgen from a git URL at a commit, init,
+    and the hooks pinned to that same commit pass the first commit."""
+    source, rev, home = fabricgen_commit
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = tool_env(PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_")})
+    install = run([str(venv / "bin" / "pip"), "install", "-q", f"git+file://{source}@{rev}"], tmp_path, env)
+    assert install.returncode == 0, install.stderr
+    fabricgen = venv / "bin" / "fabricgen"
+    repo = tmp_path / "network-fabric"
+    made = run([str(fabricgen), "init", str(repo)], tmp_path, env)
+    assert made.returncode == 0, made.stderr
+    assert f"fabricgen {__version__} from file://{source} at {rev}" in made.stderr
+    config = YAML(typ="safe").load((repo / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["repo"] == f"file://{source}"
+    assert config["repos"][0]["rev"] == rev
+    _first_commit_then_edit(repo, home, fabricgen)
+
+
+def test_init_from_a_directory_install_runs_the_fabricgen_on_path(tmp_path: Path,
+                                                                  fabricgen_commit: tuple[Path, str, Path]) -> None:
+    """This venv's fabricgen is installed from a directory (no commit on record): the hooks run
+    the fabricgen on PATH, and say how to pin one."""
+    direct = json.loads(subprocess.run(
+        [sys.executable, "-c", "from importlib import metadata; "
+         "print(metadata.distribution('fabricgen').read_text('direct_url.json') or '{}')"],
+        check=True, capture_output=True, text=True).stdout)
+    assert "vcs_info" not in direct
+    repo = tmp_path / "fabric"
+    assert main(["init", str(repo)]) == 0
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    assert "repo: local" in text and "entry: fabricgen render --all" in text
+    assert "rev: <full commit id>" in text
+    _first_commit_then_edit(repo, fabricgen_commit[2], BIN / "fabricgen")
+
