@@ -208,7 +208,8 @@ def remove(root: Path, site: str, *, check: bool) -> Changes:
     """Delete `root/<site>/`, the output of a site that no fabric renders any more (with
     `check`, only say what would go)."""
     target = root / site
-    gone = Changes(removed=tuple(str(rel) for rel in _existing(target)))
+    tree = _existing(target)
+    gone = Changes(removed=tuple(str(rel) for rel in sorted([*tree.files, *tree.foreign])))
     if check or not gone:
         return gone
     try:
