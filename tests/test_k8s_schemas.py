@@ -53,6 +53,9 @@ def objects(zone_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     kustomization = yaml.safe_load((zone_dir / "kustomization.yaml").read_text(encoding="utf-8"))
     out = []
     for name in kustomization["resources"]:
+        if (zone_dir / name).is_dir():  # a stage directory
+            out += [(f"{name}/{inner}", doc) for inner, doc in objects(zone_dir / name)]
+            continue
         for doc in yaml.load_all((zone_dir / name).read_text(encoding="utf-8"), Loader=LOADER):
             if doc is not None:
                 out.append((name, doc))
@@ -227,7 +230,7 @@ def test_nad_config_matches_subnet_provider(zone_dir: Path) -> None:
 def test_ic_routes_patch_matches_vpc_schema(zone_dir: Path) -> None:
     """ic-routes-<zone>.json is a merge patch for ovn-cluster: its spec is a valid Vpc spec."""
     patch_file = zone_dir / f"ic-routes-{zone_dir.name}.json"
-    if not (zone_dir / "ovn-ic-config.yaml").is_file():
+    if not any(n.endswith("/ovn-ic-config.yaml") for n, _o in objects(zone_dir)):
         assert not patch_file.exists()
         return  # not a Kube-OVN interconnection zone
     patch = json.loads(patch_file.read_text(encoding="utf-8"))

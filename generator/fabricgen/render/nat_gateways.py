@@ -35,7 +35,7 @@ def gw_config(plan: Plan) -> KubeObject:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": md.metadata("ovn-vpc-nat-gw-config", NAMESPACE, plan.source_name, md.WAVE_NAT_NETWORK,
+        "metadata": md.metadata("ovn-vpc-nat-gw-config", NAMESPACE, plan.source_name,
                                 md.PARTIAL),
         "data": {"enable-vpc-nat-gw": "true"},
     }
@@ -57,7 +57,7 @@ def external_nad(plan: Plan, ext: ExternalNetwork) -> KubeObject:
     return {
         "apiVersion": "k8s.cni.cncf.io/v1",
         "kind": "NetworkAttachmentDefinition",
-        "metadata": md.metadata(EXTERNAL_NETWORK, NAMESPACE, plan.source_name, md.WAVE_NAT_NETWORK),
+        "metadata": md.metadata(EXTERNAL_NETWORK, NAMESPACE, plan.source_name),
         "spec": {"config": json.dumps(config, separators=(",", ":"))},
     }
 
@@ -67,7 +67,7 @@ def external_subnet(plan: Plan, ext: ExternalNetwork) -> KubeObject:
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Subnet",
-        "metadata": md.metadata(EXTERNAL_NETWORK, None, plan.source_name, md.WAVE_NAT_NETWORK),
+        "metadata": md.metadata(EXTERNAL_NETWORK, None, plan.source_name),
         "spec": {
             "protocol": "IPv4",
             "provider": EXTERNAL_PROVIDER,
@@ -78,11 +78,11 @@ def external_subnet(plan: Plan, ext: ExternalNetwork) -> KubeObject:
     }
 
 
-def _cr(plan: Plan, kind: str, name: str, order: int, spec: dict[str, object]) -> KubeObject:
+def _cr(plan: Plan, kind: str, name: str, spec: dict[str, object]) -> KubeObject:
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": kind,
-        "metadata": md.metadata(name, None, plan.source_name, order),
+        "metadata": md.metadata(name, None, plan.source_name),
         "spec": spec,
     }
 
@@ -96,7 +96,7 @@ def gateway(plan: Plan, vpc: Vpc, gw: NatGateway) -> KubeObject:
     }
     if gw.selector:
         spec["selector"] = [f"{key}: {value}" for key, value in gw.selector.items()]
-    return _cr(plan, "VpcNatGateway", gw.name, md.WAVE_NAT_GATEWAYS, spec)
+    return _cr(plan, "VpcNatGateway", gw.name, spec)
 
 
 def eips(plan: Plan, gw: NatGateway) -> list[KubeObject]:
@@ -105,18 +105,18 @@ def eips(plan: Plan, gw: NatGateway) -> list[KubeObject]:
         spec: dict[str, object] = {"natGwDp": gw.name, "externalSubnet": EXTERNAL_NETWORK}
         if eip.address is not None:
             spec["v4ip"] = str(eip.address)
-        out.append(_cr(plan, "IptablesEIP", eip.name, md.WAVE_NAT_EIPS, spec))
+        out.append(_cr(plan, "IptablesEIP", eip.name, spec))
     return out
 
 
 def nat_rules(plan: Plan, gw: NatGateway) -> list[KubeObject]:
     """SNAT then DNAT rules; ports are strings in the CRD and in the controller."""
     out = [
-        _cr(plan, "IptablesSnatRule", r.name, md.WAVE_NAT_RULES, {"eip": r.eip, "internalCIDR": str(r.internal_cidr)})
+        _cr(plan, "IptablesSnatRule", r.name, {"eip": r.eip, "internalCIDR": str(r.internal_cidr)})
         for r in gw.snat
     ]
     out += [
-        _cr(plan, "IptablesDnatRule", r.name, md.WAVE_NAT_RULES, {
+        _cr(plan, "IptablesDnatRule", r.name, {
             "eip": r.eip,
             "protocol": r.protocol,
             "externalPort": str(r.external_port),
@@ -129,7 +129,7 @@ def nat_rules(plan: Plan, gw: NatGateway) -> list[KubeObject]:
 
 
 def zone_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
-    """In wave order: the external network, every gateway, every elastic IP, every NAT rule."""
+    """The external network, every gateway, every elastic IP, every NAT rule."""
     ext = zone.zone.external_network
     gateways = [(vpc, vpc.nat_gateway) for vpc in zone.zone.vpcs if vpc.nat_gateway is not None]
     if ext is None or not gateways:
@@ -146,5 +146,5 @@ def render(plan: Plan) -> list[Artifact]:
     for zone in plan.zones:
         objects = zone_objects(plan, zone)
         if objects:
-            out.append(Manifest(zone.name, "nat-gateways.yaml", tuple(objects), md.WAVE_NAT_NETWORK))
+            out.append(Manifest(zone.name, "nat-gateways.yaml", tuple(objects)))
     return out

@@ -24,7 +24,6 @@ from fabricgen.templating import render_template
 
 CONFIG_FILE = "ovn_k8s.conf"
 MANIFEST = "ovn-kubernetes.yaml"
-WAVE = md.WAVE_CONFIGURATION
 
 
 def cluster_subnets(cluster: KubernetesCluster) -> str:
@@ -62,7 +61,7 @@ def objects(
     db = deployment.databases
 
     def meta(name: str) -> dict[str, object]:
-        return md.metadata(name, ns, plan.source_name, WAVE)
+        return md.metadata(name, ns, plan.source_name)
 
     ovn_config: KubeObject = {
         "apiVersion": "v1",
@@ -107,5 +106,5 @@ def render(plan: Plan) -> list[Artifact]:
                 continue
             conf = config_file(plan, deployment, cluster)
             out.append(TextFile(platform_dir(deployment.name, "kubernetes", cluster.name) / CONFIG_FILE, conf))
-            out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf), WAVE))
+            out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf)))
     return out
