@@ -9,8 +9,8 @@
   a strict schema written here from their Go spec types (`pkg/apis/kubeovn/v1`), every field
   a string, as the CRDs declare them.
 - NetworkAttachmentDefinition: its CRD shape (spec.config, a string) and the CNI config
-  inside it (kube-ovn for overlay networks, macvlan with kube-ovn IPAM for the external network
-  of VPC NAT gateways).
+  inside it (kube-ovn for overlay networks and for SUSE Virtualization's external network of
+  VPC NAT gateways, macvlan with kube-ovn IPAM for that network on plain Kube-OVN).
 
 Objects are read back from the files on disk: `rendered/` and the golden expected trees.
 """
@@ -290,7 +290,8 @@ def test_nat_gateway_kinds_are_covered() -> None:
     """The NAT gateway sample renders every kind, so the schema tests above see each one."""
     kinds = {o["kind"] for _n, o in objects(REPO / "rendered" / "nat" / "hq")}
     assert {"VpcNatGateway", "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "Subnet",
-            "NetworkAttachmentDefinition", "ConfigMap", "Vpc", "Configuration"} <= kinds
+            "NetworkAttachmentDefinition", "ConfigMap", "Vpc", "Configuration", "ProviderNetwork",
+            "Vlan"} <= kinds
 
 
 def test_nat_zone_turns_the_feature_on() -> None:

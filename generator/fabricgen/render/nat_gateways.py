@@ -5,11 +5,20 @@ Kube-OVN v1.16 iptables NAT gateways, in apply order:
   installer owns it (the Harvester kubeovn-operator templates it from the Configuration's
   `enableNATGateway`, which `kubeovn_ic.configuration` sets), as it owns
   `ovn-vpc-nat-config`, whose `image` must match the installed version; fabricgen leaves that one alone.
-- The external network `ovn-vpc-external-network` (the name Kube-OVN defaults to): a macvlan
-  NAD in `kube-system` on the dedicated NIC, whose IPAM is Kube-OVN with the provider
-  `<nad>.<namespace>` (no `.ovn`: the Subnet is IPAM only, not a logical switch), and that Subnet.
-  No ProviderNetwork or Vlan: those take the NIC into an OVS bridge, where it can no longer be
-  a macvlan master.
+- The external network `ovn-vpc-external-network` (the name Kube-OVN defaults to), in one of
+  two forms:
+  - `platform: harvester`: an underlay network as SUSE Virtualization documents it
+    (harvester/docs `networking/kubeovn-vpcnatgateway.md`, `kubeovn-pureunderlay.md`): a
+    ProviderNetwork on the dedicated NIC, a Vlan on it (id 0 when untagged), a `kube-ovn` NAD
+    in `kube-system` with provider `<nad>.kube-system.ovn` and the OverlayNetwork label, and a
+    Subnet in `ovn-cluster` on that Vlan. Its network webhooks deny anything else
+    (harvester/network-controller-harvester `pkg/webhook/nad/validator.go`: a NAD that is
+    not `kube-ovn` needs a bridge; `pkg/webhook/subnet/validator.go`: a Subnet's provider names
+    an existing NAD labelled OverlayNetwork, in three dot-separated parts).
+  - `platform: kube-ovn`: a macvlan NAD in `kube-system` on the dedicated NIC, whose IPAM is
+    Kube-OVN with the provider `<nad>.<namespace>` (no `.ovn`: the Subnet is IPAM only, not a
+    logical switch), and that Subnet. No ProviderNetwork or Vlan: those take the NIC into an
+    OVS bridge, where it can no longer be a macvlan master.
 - Per VPC gateway: VpcNatGateway, its IptablesEIPs, then IptablesSnatRules and IptablesDnatRules
   (ports are strings in both the CRD and the controller). The VPC's default route through
   `lanIp` is on the Vpc in `tenant-vpcs.yaml`.
@@ -21,14 +30,18 @@ import json
 
 from fabricgen.model.nat_gateway import ExternalNetwork, NatGateway
 from fabricgen.model.tenancy import Vpc
-from fabricgen.plan import Plan, ZonePlan
+from fabricgen.plan import DEFAULT_VPC, Plan, ZonePlan, provider
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
-from fabricgen.render.overlay import SERVER_SOCKET
+from fabricgen.render.overlay import SERVER_SOCKET, nad
 
 EXTERNAL_NETWORK = "ovn-vpc-external-network"
 NAMESPACE = "kube-system"
 EXTERNAL_PROVIDER = f"{EXTERNAL_NETWORK}.{NAMESPACE}"
+# The bridge is `br-<provider network>`, and Linux allows 15 characters: at most 12 here.
+UNDERLAY = "vpc-external"
+# Kube-OVN NADs on SUSE Virtualization sit on the management cluster network (see FG403).
+MGMT = "mgmt"
 
 
 def gw_config(plan: Plan) -> KubeObject:
@@ -62,20 +75,49 @@ def external_nad(plan: Plan, ext: ExternalNetwork) -> KubeObject:
     }
 
 
-def external_subnet(plan: Plan, ext: ExternalNetwork) -> KubeObject:
+def external_subnet(plan: Plan, ext: ExternalNetwork, harvester: bool) -> KubeObject:
     gateway = str(ext.gateway)
+    spec: dict[str, object] = {"protocol": "IPv4"}
+    if harvester:
+        spec.update(vpc=DEFAULT_VPC, provider=provider(EXTERNAL_NETWORK, NAMESPACE), vlan=UNDERLAY)
+    else:
+        spec["provider"] = EXTERNAL_PROVIDER
+    spec.update({
+        "cidrBlock": str(ext.cidr),
+        "gateway": gateway,
+        "excludeIps": [gateway, *(r for r in ext.exclude_ips if r != gateway)],
+    })
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Subnet",
         "metadata": md.metadata(EXTERNAL_NETWORK, None, plan.source_name),
-        "spec": {
-            "protocol": "IPv4",
-            "provider": EXTERNAL_PROVIDER,
-            "cidrBlock": str(ext.cidr),
-            "gateway": gateway,
-            "excludeIps": [gateway, *(r for r in ext.exclude_ips if r != gateway)],
-        },
+        "spec": spec,
     }
+
+
+def underlay(plan: Plan, ext: ExternalNetwork) -> list[KubeObject]:
+    """SUSE Virtualization: the ProviderNetwork on the dedicated NIC and its Vlan."""
+    return [
+        {
+            "apiVersion": "kubeovn.io/v1",
+            "kind": "ProviderNetwork",
+            "metadata": md.metadata(UNDERLAY, None, plan.source_name),
+            "spec": {"defaultInterface": ext.interface},
+        },
+        {
+            "apiVersion": "kubeovn.io/v1",
+            "kind": "Vlan",
+            "metadata": md.metadata(UNDERLAY, None, plan.source_name),
+            "spec": {"id": ext.vlan_id or 0, "provider": UNDERLAY},
+        },
+    ]
+
+
+def external_network(plan: Plan, ext: ExternalNetwork, harvester: bool) -> list[KubeObject]:
+    if harvester:
+        return [*underlay(plan, ext), nad(plan, EXTERNAL_NETWORK, NAMESPACE, MGMT, harvester=True),
+                external_subnet(plan, ext, harvester=True)]
+    return [external_nad(plan, ext), external_subnet(plan, ext, harvester=False)]
 
 
 def _cr(plan: Plan, kind: str, name: str, spec: dict[str, object]) -> KubeObject:
@@ -134,7 +176,8 @@ def zone_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
     gateways = [(vpc, vpc.nat_gateway) for vpc in zone.zone.vpcs if vpc.nat_gateway is not None]
     if ext is None or not gateways:
         return []
-    objects = [gw_config(plan), external_nad(plan, ext), external_subnet(plan, ext)]
+    harvester = zone.zone.platform == "harvester"
+    objects = [gw_config(plan), *external_network(plan, ext, harvester)]
     objects += [gateway(plan, vpc, gw) for vpc, gw in gateways]
     objects += [obj for _vpc, gw in gateways for obj in eips(plan, gw)]
     objects += [obj for _vpc, gw in gateways for obj in nat_rules(plan, gw)]
