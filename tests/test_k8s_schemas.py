@@ -80,7 +80,7 @@ def crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> strict openAPIV3Schema, from every CRD file in the reference."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in sorted(CRD_DIR.glob("*.yaml")):
-        for crd in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        for crd in yaml.load_all(path.read_text(encoding="utf-8"), Loader=LOADER):
             if not crd or crd.get("kind") != "CustomResourceDefinition":
                 continue
             group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]

@@ -18,7 +18,7 @@ from fabricgen.errors import InvalidFabricError
 from fabricgen.manifest_yaml import dump_all
 from fabricgen.model import Fabric
 from fabricgen.plan import Plan, build_plan
-from fabricgen.render import RENDERERS, kustomization
+from fabricgen.render import RENDERERS, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
 from fabricgen.source import Source, parse, read
@@ -157,6 +157,8 @@ def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
         for stage, names in stages.items():
             put(PurePosixPath(directory, stage, "kustomization.yaml"), OutputFile(kustomization.text(names, top)))
         put(PurePosixPath(directory, "kustomization.yaml"), OutputFile(kustomization.text(list(stages), top)))
+    for text_file in delivery.render(plan, manifests):
+        put(text_file.path, OutputFile(text_file.text))
     return Build(plan=plan, files=dict(sorted(files.items())), manifests=manifests)
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fabricgen.model.common import Label, Network, Section, Subdomain
+from fabricgen.model.delivery import Destination
 from fabricgen.model.hosts import IFNAME
 
 Encapsulation = Literal["geneve", "vxlan"]
@@ -66,6 +67,8 @@ class KubernetesCluster(ConsumerBase):
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""
+    destination: Destination = Destination()
+    """The cluster for Argo CD and Flux (with `delivery`)."""
 
 
 Consumer = Annotated[CloudStackZone | OpenStackCloud | KubernetesCluster, Field(discriminator="platform")]
