@@ -414,3 +414,41 @@ def test_macvlan_external_network_is_denied_by_suse_virtualization() -> None:
         in failures
     assert any(f.startswith(f"Subnet {EXTERNAL_NETWORK}: subnet validator: invalid provider length")
                for f in failures)
+
+
+# ---------------------------------------------------------------------------------------------
+# The dependency model itself
+
+
+def test_stages_of_the_kinds() -> None:
+    """The table in the README, section "Apply order"."""
+    from fabricgen.apply_order import role_stage
+
+    assert {kind: role_stage(kind, None) for kind in ("Configuration", "NetworkAttachmentDefinition", "Vpc",
+                                                      "ProviderNetwork", "Deployment", "Service", "Endpoints")} \
+        == dict.fromkeys(("Configuration", "NetworkAttachmentDefinition", "Vpc", "ProviderNetwork", "Deployment",
+                          "Service", "Endpoints"), 0)
+    assert role_stage("ConfigMap", "ovn-ic-config") == role_stage("ConfigMap", "ovn-vpc-nat-gw-config") == 1
+    assert role_stage("Vlan", None) == 1
+    assert role_stage("Subnet", None) == role_stage("Vpc", "ovn-cluster") == role_stage("Job", None) == 2
+    assert [role_stage(k, None) for k in ("VpcNatGateway", "IptablesEIP", "IptablesSnatRule",
+                                          "IptablesDnatRule")] == [3, 4, 5, 5]
+
+
+def test_render_refuses_an_order_that_breaks_a_dependency() -> None:
+    from fabricgen.pipeline import check_order
+    from fabricgen.render.artifacts import Manifest
+
+    zone = built(REPO / "rendered" / "lab" / "hq")
+    flat = [{**o, "metadata": {**o["metadata"], "annotations": {**o["metadata"]["annotations"], WAVE: "0"}}}
+            for o in zone]
+    with pytest.raises(ValueError, match="needs"):
+        check_order("hq", (Manifest("hq", "stage-0/all.yaml", tuple(flat)),))
+    check_order("hq", (Manifest("hq", "stage-0/all.yaml", tuple(zone)),))
+
+
+def test_an_unknown_kind_is_refused() -> None:
+    from fabricgen.apply_order import stage_of
+
+    with pytest.raises(ValueError, match="does not know"):
+        stage_of({"kind": "Secret", "metadata": {"name": "x"}})

@@ -163,7 +163,8 @@ def test_removed_zone_removes_its_delivery() -> None:
 def test_no_delivery_section_writes_no_delivery() -> None:
     text = (REPO / "sites" / "lab" / "fabric.yaml").read_text(encoding="utf-8")
     start = text.index("\ndelivery:\n")
-    end = text.index("\n\n", start + 1)
-    fabric, _source, _warnings = load_text(text[:start] + text[end:], "sites/lab/fabric.yaml")
+    end = text.find("\n\n", start + 1)
+    rest = "" if end < 0 else text[end:]
+    fabric, _source, _warnings = load_text(text[:start] + "\n" + rest, "sites/lab/fabric.yaml")
     build = render(fabric, "sites/lab/fabric.yaml")
     assert not [p for p in build.files if "_delivery" in p.parts]

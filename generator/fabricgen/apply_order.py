@@ -162,6 +162,9 @@ def _stage(kind: str, name: str | None, seen: tuple[tuple[str, str | None], ...]
 
 def stage_of(obj: KubeObject) -> int:
     kind, name = obj["kind"], obj["metadata"]["name"]
+    if kind not in KINDS_RENDERED:
+        raise ValueError(f"{kind} {name}: a kind the dependency model does not know; add it to "
+                         "fabricgen.apply_order (KINDS_RENDERED, and RULES if it needs anything)")
     named = any(r.kind == kind and r.name == name for r in RULES)
     return role_stage(kind, name if named else None)
 
