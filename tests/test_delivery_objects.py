@@ -21,6 +21,7 @@ import jsonschema
 import pytest
 
 from conftest import REPO
+from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import load_text, render
 from support.gitops_tree import load_stream
 from test_k8s_schemas import crd_validator
@@ -168,3 +169,16 @@ def test_no_delivery_section_writes_no_delivery() -> None:
     fabric, _source, _warnings = load_text(text[:start] + "\n" + rest, "sites/lab/fabric.yaml")
     build = render(fabric, "sites/lab/fabric.yaml")
     assert not [p for p in build.files if "_delivery" in p.parts]
+
+
+def test_names_too_long_for_a_label_are_refused() -> None:
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text(encoding="utf-8")
+    long_site = "a-site-name-of-forty-five-characters-xxxxxxxx"
+    assert len(long_site) == 45  # fabric-<site>-edge-stage-5 is 65 characters, -hq- 63
+    with pytest.raises(InvalidFabricError) as exc:
+        load_text(text.replace("  name: lab ", f"  name: {long_site} ", 1), "sites/lab/fabric.yaml")
+    found = [d for d in exc.value.diagnostics if d.code == "FG801"]
+    assert [d.path for d in found] == ["zones[2].name"]
+    # Without delivery objects the names do not matter.
+    start = text.index("\ndelivery:\n")
+    load_text(text[:start].replace("  name: lab ", f"  name: {long_site} ", 1) + "\n", "sites/lab/fabric.yaml")
