@@ -18,7 +18,8 @@ Apply order
 
 Admission and controller preconditions
 - harvester/network-controller-harvester `pkg/webhook/nad/validator.go` (a NAD that is not
-  `kube-ovn` must name a bridge; a kube-ovn NAD's provider is `<name>.<namespace>.<...>`),
+  `kube-ovn` must name a bridge, as `pkg/webhook/nad/mutator.go` `patchMTU` also requires; a
+  kube-ovn NAD's provider is `<name>.<namespace>.<...>`),
   `pkg/webhook/subnet/validator.go` (the provider has three dot-separated parts and names an
   existing NAD labelled OverlayNetwork, used by no other Subnet; a custom Vpc must exist) and
   `pkg/utils/nad.go` (`GetNadNameFromProvider`). Only on `platform: harvester` zones.
