@@ -305,3 +305,24 @@ def test_nat_zone_turns_the_feature_on() -> None:
     assert (route["cidr"], route["nextHopIP"]) == ("0.0.0.0/0", gateway["spec"]["lanIp"])
     lab = [o for _n, o in objects(REPO / "rendered" / "lab" / "hq") if o["kind"] == "Configuration"]
     assert "enableNATGateway" not in lab[0]["spec"]["components"]
+
+
+def test_nat_tenant_subnet_gets_dns_from_dhcp() -> None:
+    """Behind a NAT gateway: DHCP with the DNS server, natOutgoing off (the gateway SNATs)."""
+    objs = [o for _n, o in objects(REPO / "rendered" / "nat" / "hq")]
+    subnet = next(o for o in objs if o["kind"] == "Subnet" and o["metadata"]["name"] == "prod-app")
+    assert subnet["spec"]["enableDHCP"] is True
+    assert subnet["spec"]["natOutgoing"] is False
+    assert subnet["spec"]["dhcpV4Options"] == "dns_server={198.51.100.53}"
+
+
+def test_dns_servers_need_dhcp() -> None:
+    from fabricgen.errors import InvalidFabricError
+    from fabricgen.pipeline import load_text
+
+    text = (REPO / "sites" / "nat" / "fabric.yaml").read_text(encoding="utf-8")
+    broken = text.replace("dnsServers: [198.51.100.53]", "dnsServers: [198.51.100.53, 198.51.100.54]\n"
+                          "            dhcp: false", 1)
+    with pytest.raises(InvalidFabricError) as exc:
+        load_text(broken, "sites/nat/fabric.yaml")
+    assert any("set dhcp: true or drop dnsServers" in d.message for d in exc.value.diagnostics)

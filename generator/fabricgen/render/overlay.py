@@ -53,6 +53,7 @@ def subnet(
     dhcp: bool,
     nat_outgoing: bool,
     namespaces: list[str] | None = None,
+    dns_servers: list[str] | None = None,
 ) -> KubeObject:
     spec: dict[str, object] = {
         "vpc": vpc,
@@ -63,6 +64,10 @@ def subnet(
         "enableDHCP": dhcp,
         "natOutgoing": nat_outgoing,
     }
+    if dns_servers:
+        # Kube-OVN adds router, lease_time, server_id, server_mac and mtu itself
+        # (pkg/ovs/util.go buildDHCPv4Options) and reads `;` between servers (parseDHCPOptions).
+        spec["dhcpV4Options"] = f"dns_server={{{';'.join(dns_servers)}}}"
     if namespaces:
         spec["namespaces"] = namespaces
     return {

@@ -56,6 +56,7 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
                     gateway=sub.gateway or first_host(sub.cidr),
                     dhcp=sub.dhcp,
                     nat_outgoing=sub.nat_outgoing,
+                    dns_servers=[str(d) for d in sub.dns_servers],
                 )
             )
     return objects
