@@ -51,6 +51,7 @@ class Ref:
     name: str | None = None
     namespace: str | None = None
     provider: bool = False  # the value is a Kube-OVN provider `<nad>.<namespace>[.ovn]`
+    same_namespace: bool = False  # the value names an object in the referrer's namespace
     optional: bool = False  # only when the zone renders it (the IC server runs in one zone)
 
 
@@ -77,7 +78,8 @@ RULES: tuple[Rule, ...] = (
         Ref("ConfigMap", name="ovn-ic-config", namespace=KUBE_SYSTEM),
     ), "routes to other zones go through the transit switch that ovn-ic-config joins"),
     Rule("Job", None, (
-        Ref("ConfigMap", path=("spec", "template", "spec", "volumes", "*", "configMap", "name")),
+        Ref("ConfigMap", path=("spec", "template", "spec", "volumes", "*", "configMap", "name"),
+            same_namespace=True),
         Ref("Deployment", name="ovn-ic-server", namespace=KUBE_SYSTEM, optional=True),
     ), "the Job runs its script from a ConfigMap against the IC database"),
     Rule("Vlan", None, (Ref("ProviderNetwork", path=("spec", "provider")),),
@@ -204,7 +206,7 @@ def references(obj: KubeObject) -> list[tuple[Identity, Ref]]:
                 nad = _provider_nad(value)
                 if nad is not None:
                     out.append(((ref.kind, *nad), ref))
-            elif ref.kind in ("ConfigMap",):
+            elif ref.same_namespace:
                 out.append(((ref.kind, meta.get("namespace", ""), value), ref))
             else:
                 out.append(((ref.kind, "", value), ref))

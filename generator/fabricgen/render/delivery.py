@@ -202,7 +202,8 @@ def flux_kustomizations(plan: Plan, delivery: Delivery, manifests: Mapping[str, 
                 for obj in m.objects:
                     for target, _ref in apply_order.references(obj):
                         where = home.get(target)
-                        if where is not None and target not in own[directory]:
+                        if where is not None and target not in own[directory] \
+                                and target not in apply_order.PREINSTALLED:
                             dep = stage_kustomization_name(plan, *where)
                             if dep not in deps:
                                 deps.append(dep)
