@@ -79,7 +79,7 @@ def test_missing_transit_gets_no_route() -> None:
     routes = {z.name: {r.via_zone for r in z.routes} for z in build.plan.zones}
     assert routes == {"main": {"branch"}, "branch": {"main"}, "new": {"main", "branch"}}
     for zone in ("main", "branch"):
-        text = build.files[PurePosixPath(f"partial/{zone}/default-vpc-routes.yaml")].text
+        text = build.files[PurePosixPath(f"partial/{zone}/stage-2/default-vpc-routes.yaml")].text
         assert "172.30.70.0/24" not in text
 
 

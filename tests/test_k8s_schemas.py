@@ -9,8 +9,8 @@
   a strict schema written here from their Go spec types (`pkg/apis/kubeovn/v1`), every field
   a string, as the CRDs declare them.
 - NetworkAttachmentDefinition: its CRD shape (spec.config, a string) and the CNI config
-  inside it (kube-ovn for overlay networks, macvlan with kube-ovn IPAM for the external network
-  of VPC NAT gateways).
+  inside it (kube-ovn for overlay networks and for SUSE Virtualization's external network of
+  VPC NAT gateways, macvlan with kube-ovn IPAM for that network on plain Kube-OVN).
 
 Objects are read back from the files on disk: `rendered/` and the golden expected trees.
 """
@@ -53,6 +53,9 @@ def objects(zone_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     kustomization = yaml.safe_load((zone_dir / "kustomization.yaml").read_text(encoding="utf-8"))
     out = []
     for name in kustomization["resources"]:
+        if (zone_dir / name).is_dir():  # a stage directory
+            out += [(f"{name}/{inner}", doc) for inner, doc in objects(zone_dir / name)]
+            continue
         for doc in yaml.load_all((zone_dir / name).read_text(encoding="utf-8"), Loader=LOADER):
             if doc is not None:
                 out.append((name, doc))
@@ -77,7 +80,7 @@ def crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> strict openAPIV3Schema, from every CRD file in the reference."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in sorted(CRD_DIR.glob("*.yaml")):
-        for crd in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        for crd in yaml.load_all(path.read_text(encoding="utf-8"), Loader=LOADER):
             if not crd or crd.get("kind") != "CustomResourceDefinition":
                 continue
             group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
@@ -227,7 +230,7 @@ def test_nad_config_matches_subnet_provider(zone_dir: Path) -> None:
 def test_ic_routes_patch_matches_vpc_schema(zone_dir: Path) -> None:
     """ic-routes-<zone>.json is a merge patch for ovn-cluster: its spec is a valid Vpc spec."""
     patch_file = zone_dir / f"ic-routes-{zone_dir.name}.json"
-    if not (zone_dir / "ovn-ic-config.yaml").is_file():
+    if not any(n.endswith("/ovn-ic-config.yaml") for n, _o in objects(zone_dir)):
         assert not patch_file.exists()
         return  # not a Kube-OVN interconnection zone
     patch = json.loads(patch_file.read_text(encoding="utf-8"))
@@ -287,7 +290,8 @@ def test_nat_gateway_kinds_are_covered() -> None:
     """The NAT gateway sample renders every kind, so the schema tests above see each one."""
     kinds = {o["kind"] for _n, o in objects(REPO / "rendered" / "nat" / "hq")}
     assert {"VpcNatGateway", "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "Subnet",
-            "NetworkAttachmentDefinition", "ConfigMap", "Vpc", "Configuration"} <= kinds
+            "NetworkAttachmentDefinition", "ConfigMap", "Vpc", "Configuration", "ProviderNetwork",
+            "Vlan"} <= kinds
 
 
 def test_nat_zone_turns_the_feature_on() -> None:
@@ -301,3 +305,24 @@ def test_nat_zone_turns_the_feature_on() -> None:
     assert (route["cidr"], route["nextHopIP"]) == ("0.0.0.0/0", gateway["spec"]["lanIp"])
     lab = [o for _n, o in objects(REPO / "rendered" / "lab" / "hq") if o["kind"] == "Configuration"]
     assert "enableNATGateway" not in lab[0]["spec"]["components"]
+
+
+def test_nat_tenant_subnet_gets_dns_from_dhcp() -> None:
+    """Behind a NAT gateway: DHCP with the DNS server, natOutgoing off (the gateway SNATs)."""
+    objs = [o for _n, o in objects(REPO / "rendered" / "nat" / "hq")]
+    subnet = next(o for o in objs if o["kind"] == "Subnet" and o["metadata"]["name"] == "prod-app")
+    assert subnet["spec"]["enableDHCP"] is True
+    assert subnet["spec"]["natOutgoing"] is False
+    assert subnet["spec"]["dhcpV4Options"] == "dns_server={198.51.100.53}"
+
+
+def test_dns_servers_need_dhcp() -> None:
+    from fabricgen.errors import InvalidFabricError
+    from fabricgen.pipeline import load_text
+
+    text = (REPO / "sites" / "nat" / "fabric.yaml").read_text(encoding="utf-8")
+    broken = text.replace("dnsServers: [198.51.100.53]", "dnsServers: [198.51.100.53, 198.51.100.54]\n"
+                          "            dhcp: false", 1)
+    with pytest.raises(InvalidFabricError) as exc:
+        load_text(broken, "sites/nat/fabric.yaml")
+    assert any("set dhcp: true or drop dnsServers" in d.message for d in exc.value.diagnostics)

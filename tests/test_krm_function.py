@@ -45,7 +45,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def package_objects(package: Path) -> list[dict[str, Any]]:
-    return [obj for path in sorted((package / "generated").glob("*.yaml"))
+    return [obj for path in sorted((package / "generated").glob("**/*.yaml"))
             for obj in load_stream(path.read_text())]
 
 
@@ -80,7 +80,7 @@ def test_kpt_render_twice_is_idempotent(repo: Path, expected_hq: list[dict[str, 
 def test_kpt_render_replaces_output_when_the_fabric_changes(repo: Path) -> None:
     package = repo / "deploy" / "kpt" / "lab-hq"
     assert run(["kpt", "fn", "render", "deploy/kpt/lab-hq", "--allow-exec"], repo).returncode == 0
-    assert (package / "generated" / "tenant-vpcs.yaml").exists()
+    assert (package / "generated" / "stage-0" / "tenant-vpcs.yaml").exists()
     fabric = repo / LAB
     text = fabric.read_text()
     start = text.index("    vpcs:\n")
@@ -90,7 +90,7 @@ def test_kpt_render_replaces_output_when_the_fabric_changes(repo: Path) -> None:
         "# vpc-prod takes .1, vpc-shared .2\n", ""))
     result = run(["kpt", "fn", "render", "deploy/kpt/lab-hq", "--allow-exec"], repo)
     assert result.returncode == 0, result.stderr
-    assert not (package / "generated" / "tenant-vpcs.yaml").exists()
+    assert not (package / "generated" / "stage-0" / "tenant-vpcs.yaml").exists()
     assert "vpc-prod" not in [o["metadata"]["name"] for o in package_objects(package)]
     names = [identity(o) for o in package_objects(package)]
     assert len(names) == len(set(names))

@@ -40,6 +40,9 @@ def listed(directory: Path) -> list[dict[str, Any]]:
     kustomization = yaml.load((directory / "kustomization.yaml").read_text(encoding="utf-8"), Loader=LOADER)
     out: list[dict[str, Any]] = []
     for name in kustomization["resources"]:
+        if (directory / name).is_dir():  # a stage directory
+            out += listed(directory / name)
+            continue
         out += [d for d in yaml.load_all((directory / name).read_text(encoding="utf-8"), Loader=LOADER) if d]
     return out
 
@@ -67,13 +70,17 @@ def test_kustomize_build_equals_listed_files_in_order(directory: Path) -> None:
     if ("ConfigMap", "ovn-ic-config") not in position:
         return  # not a Kube-OVN interconnection zone (other platforms have their own order)
 
-    configuration = position[("Configuration", "kubeovn")]
-    ic_config = position[("ConfigMap", "ovn-ic-config")]
-    routes = position[("Vpc", "ovn-cluster")]
-    networks = [i for i, o in enumerate(built)
-                if o["kind"] in ("NetworkAttachmentDefinition", "Subnet") and wave(o) == wave(built[ic_config]) + 1]
-    assert networks, "no backbone NAD/Subnet"
-    assert configuration < ic_config < min(networks) <= max(networks) < routes
+    configuration = built[position[("Configuration", "kubeovn")]]
+    ic_config = built[position[("ConfigMap", "ovn-ic-config")]]
+    routes = built[position[("Vpc", "ovn-cluster")]]
+    subnets = {o["spec"]["provider"]: o for o in built if o["kind"] == "Subnet"}
+    nads = [o for o in built if o["kind"] == "NetworkAttachmentDefinition"]
+    assert nads, "no backbone NAD"
+    for nad in nads:  # SUSE Virtualization's subnet webhook wants the NAD first
+        provider = f"{nad['metadata']['name']}.{nad['metadata']['namespace']}"
+        subnet = subnets.get(f"{provider}.ovn") or subnets[provider]
+        assert wave(nad) < wave(subnet)
+    assert wave(configuration) < wave(ic_config) < wave(routes)
 
 
 @pytest.mark.parametrize("directory", ZONE_DIRS[:1], ids=lambda p: p.relative_to(REPO).as_posix())
@@ -81,6 +88,6 @@ def test_kustomize_rejects_a_broken_directory(directory: Path, tmp_path: Path) -
     """The check can fail: a listed file that is missing breaks the build."""
     copy = tmp_path / directory.name
     shutil.copytree(directory, copy)
-    (copy / "backbone.yaml").unlink()
+    (copy / "stage-0" / "backbone.yaml").unlink()
     result = subprocess.run([str(KUBECTL), "kustomize", str(copy)], capture_output=True, text=True, check=False)
     assert result.returncode != 0

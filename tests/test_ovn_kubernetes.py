@@ -121,5 +121,6 @@ def test_host_network_namespace_is_not_ovn_kubernetes_own() -> None:
     text = edit(text, "        gatewayMode: shared\n",
                 "        gatewayMode: shared\n        hostNetworkNamespace: ovn-kubernetes\n")
     (line,) = diagnostic_lines(text, name)
-    assert line.startswith(f"{name}:132:9: ovnDeployments[1].consumers[0].kubernetes: hostNetworkNamespace is "
+    at = text.splitlines().index("      - platform: kubernetes") + 1  # the consumer's `kubernetes:` tag
+    assert line.startswith(f"{name}:{at}:9: ovnDeployments[1].consumers[0].kubernetes: hostNetworkNamespace is "
                            "OVN-Kubernetes' own namespace ovn-kubernetes")

@@ -75,10 +75,10 @@ def start(fabric: Fabric, addresses: dict[str, str] | None = None, **options: An
 
 
 def rendered_vpc_spec(build: Build, zone: str) -> dict[str, Any]:
-    """`spec` of the Vpc `ovn-cluster` as written to `<zone>/default-vpc-routes.yaml`."""
+    """`spec` of the Vpc `ovn-cluster` as written to `<zone>/stage-2/default-vpc-routes.yaml`."""
     from ruamel.yaml import YAML
 
-    text = build.files[PurePosixPath(build.site, zone, "default-vpc-routes.yaml")].text
+    text = build.files[PurePosixPath(build.site, zone, "stage-2", "default-vpc-routes.yaml")].text
     docs = [d for d in YAML(typ="safe").load_all(text) if d]
     (vpc,) = [d for d in docs if d["kind"] == "Vpc" and d["metadata"]["name"] == ROUTER]
     spec: dict[str, Any] = vpc["spec"]

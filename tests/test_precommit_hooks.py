@@ -88,7 +88,7 @@ def test_changed_fabric_rerenders_and_fails_until_staged(consumer: Path,
     assert git(consumer, "status", "--porcelain") == "M  sites/lab/fabric.yaml\n"
     render = hook(consumer, fabricgen_commit, "fabricgen-render")
     assert render.returncode == 1
-    assert "changed  lab/hq/default-vpc-routes.yaml" in render.stdout
+    assert "changed  lab/hq/stage-2/default-vpc-routes.yaml" in render.stdout
     git(consumer, "add", "-A")
     again = hook(consumer, fabricgen_commit, "fabricgen-render")
     assert again.returncode == 0, again.stdout
@@ -96,17 +96,17 @@ def test_changed_fabric_rerenders_and_fails_until_staged(consumer: Path,
 
 def test_new_untracked_and_stale_output_fail(consumer: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
     """pre-commit diffs only tracked files: the hook itself fails when it creates or deletes one."""
-    git(consumer, "rm", "-q", "rendered/lab/hq/backbone.yaml")
+    git(consumer, "rm", "-q", "rendered/lab/hq/stage-0/backbone.yaml")
     stale = consumer / "rendered" / "lab" / "hq" / "old.yaml"
     stale.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n")
     commit(consumer, "lose a rendered file, keep one fabricgen no longer writes")
     result = hook(consumer, fabricgen_commit, "fabricgen-render", "--all-files")
     assert result.returncode == 1
-    assert "added    lab/hq/backbone.yaml" in result.stdout
+    assert "added    lab/hq/stage-0/backbone.yaml" in result.stdout
     assert "removed  lab/hq/old.yaml" in result.stdout
     assert not stale.exists()
     assert git(consumer, "status", "--porcelain") == (
-        " D rendered/lab/hq/old.yaml\n?? rendered/lab/hq/backbone.yaml\n")
+        " D rendered/lab/hq/old.yaml\n?? rendered/lab/hq/stage-0/backbone.yaml\n")
 
 
 def test_bad_fabric_fails_with_the_located_error(consumer: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:

@@ -54,9 +54,9 @@ def test_exit_3_on_change_then_0(tmp_path: Path, capsys: pytest.CaptureFixture[s
                         f"git add {out}\n")
     assert main(["render", "-o", str(out), LAB]) == 0
     assert "up to date" in capsys.readouterr().err
-    (out / "lab" / "hq" / "backbone.yaml").write_text("edited by hand\n", encoding="utf-8")
+    (out / "lab" / "hq" / "stage-0" / "backbone.yaml").write_text("edited by hand\n", encoding="utf-8")
     assert main(["render", "-o", str(out), LAB]) == 3
-    assert "changed  lab/hq/backbone.yaml" in capsys.readouterr().err
+    assert "changed  lab/hq/stage-0/backbone.yaml" in capsys.readouterr().err
     (out / "lab" / "hq" / "ic-db" / "configure-ic-db.sh").chmod(0o644)
     assert render(out, LAB) == 3
     assert (out / "lab" / "hq" / "ic-db" / "configure-ic-db.sh").stat().st_mode & 0o777 == 0o755
@@ -68,7 +68,7 @@ def test_check_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert not out.exists() or tree(out) == {}
     assert "out of date" in capsys.readouterr().err
     assert render(out, LAB) == 3
-    stale = out / "lab" / "ai" / "backbone.yaml"
+    stale = out / "lab" / "ai" / "stage-0" / "backbone.yaml"
     stale.write_text("stale\n", encoding="utf-8")
     extra = out / "lab" / "old-zone" / "backbone.yaml"
     extra.parent.mkdir()
@@ -94,7 +94,8 @@ def test_removed_zone_is_pruned_and_other_sites_untouched(tmp_path: Path) -> Non
     assert render(out, str(fabric)) == 3
     assert sorted(p.name for p in (out / "tenants").iterdir()) == ["dc1"]
     # dc1 no longer routes to dc2's backbone.
-    assert "172.28.2.0/24" not in (out / "tenants" / "dc1" / "default-vpc-routes.yaml").read_text(encoding="utf-8")
+    routes = out / "tenants" / "dc1" / "stage-2" / "default-vpc-routes.yaml"
+    assert "172.28.2.0/24" not in routes.read_text(encoding="utf-8")
     assert neighbour.read_text(encoding="utf-8") == "not ours\n"
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
 
@@ -103,7 +104,7 @@ def test_failure_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatch:
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "rendered"
     assert render(out, TENANTS) == 3
-    (out / "tenants" / "dc1" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
+    (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
     before = tree(out)
 
     real_write = Path.write_bytes
@@ -130,7 +131,7 @@ def test_failure_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatch:
 def test_interrupt_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "rendered"
     assert render(out, TENANTS) == 3
-    (out / "tenants" / "dc1" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
+    (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
     before = tree(out)
     real_write = Path.write_bytes
 
@@ -149,7 +150,7 @@ def test_interrupt_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatc
     (out / f"{emit.STAGING_PREFIX}tenants-killed" / "dc1").mkdir(parents=True)
     assert render(out, TENANTS) == 3
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
-    assert (out / "tenants" / "dc1" / "backbone.yaml").read_text(encoding="utf-8").startswith("# Generated")
+    assert (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").read_text(encoding="utf-8").startswith("# Generated")
 
 
 def test_output_root_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

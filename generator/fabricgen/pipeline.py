@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from fabricgen import provenance
+from fabricgen import apply_order, provenance
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
 from fabricgen.manifest_yaml import dump_all
 from fabricgen.model import Fabric
 from fabricgen.plan import Plan, build_plan
-from fabricgen.render import RENDERERS, kustomization
+from fabricgen.render import RENDERERS, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
 from fabricgen.source import Source, parse, read
@@ -100,11 +100,36 @@ def safe_path(path: PurePosixPath) -> PurePosixPath:
     return path
 
 
+def staged(manifest: Manifest) -> list[Manifest]:
+    """A renderer's file split by apply stage into `stage-<n>/<filename>`, each object
+    carrying its stage as its Argo CD sync wave (`fabricgen.apply_order`)."""
+    by_stage: dict[int, list[KubeObject]] = {}
+    for obj in manifest.objects:
+        stage = apply_order.stage_of(obj)
+        by_stage.setdefault(stage, []).append(apply_order.with_wave(obj, stage))
+    return [Manifest(manifest.directory, f"{apply_order.stage_name(stage)}/{manifest.filename}", tuple(objs))
+            for stage, objs in sorted(by_stage.items())]
+
+
+def stage_number(manifest: Manifest) -> int:
+    return int(manifest.objects[0]["metadata"]["annotations"][apply_order.WAVE])
+
+
+def check_order(directory: str, manifests: tuple[Manifest, ...]) -> None:
+    """Every dependency an object has in its directory sits in a strictly lower stage."""
+    objects = [o for m in manifests for o in m.objects]
+    stage = {apply_order.identity(o): int(o["metadata"]["annotations"][apply_order.WAVE]) for o in objects}
+    for obj, needs in apply_order.dependencies(objects).items():
+        for need in needs:
+            if stage[need] >= stage[obj]:
+                raise ValueError(f"{directory}: {obj} is in stage {stage[obj]} but needs {need} "
+                                 f"in stage {stage[need]}")
+
+
 def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
     site = PurePosixPath(plan.site)
     top = header(plan)
     files: dict[PurePosixPath, OutputFile] = {}
-    by_dir: dict[str, list[Manifest]] = {}
 
     def put(rel: PurePosixPath, out: OutputFile) -> None:
         target = site / safe_path(rel)
@@ -112,19 +137,28 @@ def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
             raise ValueError(f"two renderers produced {target}")
         files[target] = out
 
+    by_dir: dict[str, list[Manifest]] = {}
     for artifact in artifacts:
         if isinstance(artifact, Manifest):
-            by_dir.setdefault(artifact.directory, []).append(artifact)
-            put(PurePosixPath(artifact.directory, artifact.filename),
-                OutputFile(top + "---\n" + dump_all(artifact.objects)))
+            by_dir.setdefault(artifact.directory, []).extend(staged(artifact))
         elif isinstance(artifact, TextFile):
             # A file with an interpreter line is meant to be run: make it executable.
             put(artifact.path, OutputFile(artifact.text, artifact.executable or artifact.text.startswith("#!")))
     manifests: dict[str, tuple[Manifest, ...]] = {}
     for directory, items in by_dir.items():
-        ordered = tuple(sorted(items, key=lambda m: (m.order, m.filename)))
+        ordered = tuple(sorted(items, key=lambda m: (stage_number(m), m.filename)))
         manifests[directory] = ordered
-        put(PurePosixPath(directory, "kustomization.yaml"), OutputFile(kustomization.text(ordered, top)))
+        check_order(directory, ordered)
+        stages: dict[str, list[str]] = {}
+        for m in ordered:
+            stage, name = PurePosixPath(m.filename).parts
+            stages.setdefault(stage, []).append(name)
+            put(PurePosixPath(directory, m.filename), OutputFile(top + "---\n" + dump_all(m.objects)))
+        for stage, names in stages.items():
+            put(PurePosixPath(directory, stage, "kustomization.yaml"), OutputFile(kustomization.text(names, top)))
+        put(PurePosixPath(directory, "kustomization.yaml"), OutputFile(kustomization.text(list(stages), top)))
+    for text_file in delivery.render(plan, manifests):
+        put(text_file.path, OutputFile(text_file.text))
     return Build(plan=plan, files=dict(sorted(files.items())), manifests=manifests)
 
 

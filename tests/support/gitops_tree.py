@@ -76,6 +76,9 @@ def rendered_objects(zone_dir: Path) -> list[dict[str, Any]]:
     kustomization = load_file(zone_dir / "kustomization.yaml")
     out: list[dict[str, Any]] = []
     for name in kustomization["resources"]:
+        if (zone_dir / name).is_dir():  # a stage directory
+            out.extend(rendered_objects(zone_dir / name))
+            continue
         out.extend(load_stream((zone_dir / name).read_text(encoding="utf-8")))
     return out
 

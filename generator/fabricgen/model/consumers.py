@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from fabricgen.model.common import Label, Network, Section, Subdomain
+from fabricgen.model.delivery import Destination
 from fabricgen.model.hosts import IFNAME
 
 Encapsulation = Literal["geneve", "vxlan"]
@@ -70,6 +71,8 @@ class KubernetesCluster(ConsumerBase):
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""
+    destination: Destination = Destination()
+    """The cluster for Argo CD and Flux (with `delivery`)."""
 
     @model_validator(mode="after")
     def _host_network_namespace_is_its_own(self) -> KubernetesCluster:

@@ -69,5 +69,30 @@ def attach(root: type[BaseModel]) -> None:
         for name, field in cls.model_fields.items():
             if field.description is None and name in docs:
                 field.description = docs[name]
-    for cls in reversed(models):
+    for cls in _children_first(root):
         cls.model_rebuild(force=True)
+
+
+def _children_first(root: type[BaseModel]) -> list[type[BaseModel]]:
+    """Every model reachable from `root`, each after all the models its fields use, so a
+    model shared by two parents is rebuilt before either embeds its schema."""
+    done: list[type[BaseModel]] = []
+
+    def visit(cls: type[BaseModel]) -> None:
+        if cls in done:
+            return
+        done.append(cls)  # marks it; re-appended below once its fields' models are done
+        for field in cls.model_fields.values():
+            for child in _models_in(field.annotation):
+                visit(child)
+        done.remove(cls)
+        done.append(cls)
+
+    visit(root)
+    return done
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) or () for m in _models_in(arg)]

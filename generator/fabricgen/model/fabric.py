@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from fabricgen.model.common import Label, Section
+from fabricgen.model.delivery import Delivery
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.ovn import OvnDeployment
 from fabricgen.model.zone import Zone
@@ -32,3 +33,5 @@ class Fabric(Section):
     """Kube-OVN clusters joined by OVN-IC. May be empty in a platform-only fabric."""
     ovn_deployments: list[OvnDeployment] = []
     """OVN NB/SB pairs with their chassis and consumers (CloudStack, OpenStack, Kubernetes)."""
+    delivery: Delivery | None = None
+    """The repository Argo CD and Flux read; with it, fabricgen also writes their objects."""

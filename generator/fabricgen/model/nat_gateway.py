@@ -1,7 +1,8 @@
 """VPC NAT gateways: a zone's external network and, per tenant VPC, a gateway with elastic IPs.
 
 Kube-OVN runs a VPC NAT gateway as a pod (StatefulSet `vpc-nat-gw-<name>`) with one leg in
-a VPC subnet (`lanIp`) and one on the external network, a macvlan on a dedicated NIC; its
+a VPC subnet (`lanIp`) and one on the external network on a dedicated NIC (an underlay
+ProviderNetwork and Vlan on SUSE Virtualization, a macvlan on plain Kube-OVN); its
 elastic IPs (IptablesEIP) come from the external Subnet and carry SNAT and DNAT rules.
 """
 
@@ -70,15 +71,19 @@ InterfaceName = Annotated[
 class ExternalNetwork(Section):
     """The external network of the zone's VPC NAT gateways (`ovn-vpc-external-network`).
 
-    A macvlan NetworkAttachmentDefinition in `kube-system` on a dedicated NIC of the nodes
-    that run NAT gateways, and the Subnet from which Kube-OVN hands out elastic IPs.
+    On `platform: harvester`: a ProviderNetwork on a dedicated NIC, a Vlan, a kube-ovn
+    NetworkAttachmentDefinition in `kube-system` and the Subnet from which Kube-OVN hands
+    out elastic IPs, as SUSE Virtualization documents it. On `platform: kube-ovn`: a macvlan
+    NetworkAttachmentDefinition on that NIC with Kube-OVN IPAM, and that Subnet.
     """
 
     interface: InterfaceName
-    """The dedicated NIC (macvlan `master`) on the nodes that run NAT gateways."""
+    """The dedicated NIC on the nodes that run NAT gateways: the ProviderNetwork's
+    `defaultInterface` (harvester), or the macvlan `master` (kube-ovn)."""
     vlan_id: int | None = Field(default=None, ge=1, le=4094)
-    """A tagged VLAN on that NIC: the macvlan master becomes `<interface>.<vlanId>`, a VLAN
-    sub-interface that must exist on those nodes (macvlan does not create it)."""
+    """A tagged VLAN on that NIC: the Vlan's id (harvester; untagged: 0), or the macvlan
+    master `<interface>.<vlanId>`, a VLAN sub-interface that must exist on those nodes
+    (kube-ovn; macvlan does not create it)."""
     cidr: SubnetCIDR
     """The external range; elastic IPs come from it."""
     gateway: Address

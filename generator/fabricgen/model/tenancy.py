@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fabricgen.model.common import Address, Label, Network, Section, Subdomain, SubnetCIDR
 from fabricgen.model.nat_gateway import NatGateway
@@ -26,6 +26,15 @@ class TenantSubnet(Section):
     nat_outgoing: bool = False
     network: TenantNetwork | None = None
     """Defaults to a NAD named like the subnet in namespace `default`."""
+    dns_servers: list[Address] = Field(default=[], max_length=8)
+    """DNS servers DHCP hands out (`dhcpV4Options: dns_server={a;b}`), for VMs behind a NAT
+    gateway, as SUSE Virtualization's NAT guide asks. Needs `dhcp: true`."""
+
+    @model_validator(mode="after")
+    def _dns_needs_dhcp(self) -> TenantSubnet:
+        if self.dns_servers and not self.dhcp:
+            raise ValueError("dnsServers are handed out by DHCP; set dhcp: true or drop dnsServers")
+        return self
 
 
 class Vpc(Section):

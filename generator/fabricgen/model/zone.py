@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from fabricgen.model.common import Address, Label, Network, NodeName, Section, Subdomain, SubnetCIDR
+from fabricgen.model.delivery import Destination
 from fabricgen.model.nat_gateway import ExternalNetwork
 from fabricgen.model.tenancy import Peering, Vpc
 
@@ -97,3 +98,5 @@ class Zone(Section):
     """Peerings between two tenant VPCs of this zone."""
     external_network: ExternalNetwork | None = None
     """The external network of the tenant VPCs' NAT gateways (a dedicated NIC or VLAN)."""
+    destination: Destination = Destination()
+    """The zone's cluster for Argo CD and Flux (with `delivery`)."""

@@ -15,14 +15,13 @@ KubeObject = dict[str, Any]
 class Manifest:
     """Kubernetes objects for one output directory (a zone), in one file.
 
-    `order` places the file in `kustomization.yaml` and matches the objects'
-    sync wave, so Argo CD, Flux and `kubectl apply -k` apply in the same order.
+    Renderers name the file for its family; the pipeline splits it by apply stage
+    (`fabricgen.apply_order`) into `stage-<n>/<filename>`.
     """
 
     directory: str
     filename: str
     objects: tuple[KubeObject, ...]
-    order: int
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ def vpc(plan: Plan, zone: ZonePlan, spec: dict[str, list[dict[str, Any]]] | None
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Vpc",
-        "metadata": md.metadata(DEFAULT_VPC, None, plan.source_name, md.WAVE_ROUTES, md.PARTIAL),
+        "metadata": md.metadata(DEFAULT_VPC, None, plan.source_name, md.PARTIAL),
         "spec": route_spec(zone) if spec is None else spec,
     }
 
@@ -130,6 +130,6 @@ def render(plan: Plan) -> list[Artifact]:
     out: list[Artifact] = []
     for zone in plan.zones:
         spec = route_spec(zone)  # both forms hold the same routes
-        out.append(Manifest(zone.name, "default-vpc-routes.yaml", (vpc(plan, zone, spec),), md.WAVE_ROUTES))
+        out.append(Manifest(zone.name, "default-vpc-routes.yaml", (vpc(plan, zone, spec),)))
         out.append(TextFile(PurePosixPath(zone.name, f"ic-routes-{zone.name}.json"), merge_patch(plan, zone, spec)))
     return out

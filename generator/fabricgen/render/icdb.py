@@ -67,7 +67,7 @@ def ic_server(plan: Plan) -> KubeObject:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": md.metadata("ovn-ic-server", "kube-system", plan.source_name, md.WAVE_IC_SERVER),
+        "metadata": md.metadata("ovn-ic-server", "kube-system", plan.source_name),
         "spec": {
             "replicas": len(db.members),
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
@@ -169,7 +169,7 @@ def setup_objects(plan: Plan, text: str) -> list[KubeObject]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": md.metadata(
-            SCRIPT_CONFIGMAP, "kube-system", plan.source_name, md.WAVE_IC_SERVER, md.NO_SUBSTITUTE
+            SCRIPT_CONFIGMAP, "kube-system", plan.source_name, md.NO_SUBSTITUTE
         ),
         "data": {SCRIPT: text},
     }
@@ -177,7 +177,7 @@ def setup_objects(plan: Plan, text: str) -> list[KubeObject]:
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": md.metadata(
-            "fabricgen-ic-db-setup", "kube-system", plan.source_name, md.WAVE_IC_SERVER, JOB_HOOK
+            "fabricgen-ic-db-setup", "kube-system", plan.source_name, JOB_HOOK
         ),
         "spec": {
             "backoffLimit": 20,
@@ -208,7 +208,7 @@ def render_zone(plan: Plan, zone: ZonePlan) -> list[Artifact]:
     text = script(plan)
     objects = (ic_server(plan), *setup_objects(plan, text))
     return [
-        Manifest(zone.name, "ic-server.yaml", objects, md.WAVE_IC_SERVER),
+        Manifest(zone.name, "ic-server.yaml", objects),
         TextFile(PurePosixPath(zone.name, "ic-db", SCRIPT), text, executable=True),
     ]
 

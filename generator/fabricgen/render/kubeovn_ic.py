@@ -27,7 +27,7 @@ def configuration(plan: Plan, zone: ZonePlan) -> KubeObject:
         "apiVersion": "kubeovn.io/v1",
         "kind": "Configuration",
         "metadata": md.metadata(
-            "kubeovn", "kube-system", plan.source_name, md.WAVE_CONFIGURATION, md.PARTIAL
+            "kubeovn", "kube-system", plan.source_name, md.PARTIAL
         ),
         "spec": {"components": components},
     }
@@ -40,7 +40,7 @@ def ic_config(plan: Plan, zone: ZonePlan) -> KubeObject:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": md.metadata(
-            "ovn-ic-config", "kube-system", plan.source_name, md.WAVE_IC_CONFIG, md.REPLACE
+            "ovn-ic-config", "kube-system", plan.source_name, md.REPLACE
         ),
         "data": {
             "enable-ic": "true",
@@ -58,7 +58,7 @@ def render(plan: Plan) -> list[Artifact]:
     out: list[Artifact] = []
     for zone in plan.zones:
         out.append(
-            Manifest(zone.name, "configuration.yaml", (configuration(plan, zone),), md.WAVE_CONFIGURATION)
+            Manifest(zone.name, "configuration.yaml", (configuration(plan, zone),))
         )
-        out.append(Manifest(zone.name, "ovn-ic-config.yaml", (ic_config(plan, zone),), md.WAVE_IC_CONFIG))
+        out.append(Manifest(zone.name, "ovn-ic-config.yaml", (ic_config(plan, zone),)))
     return out

@@ -1,8 +1,9 @@
-"""Per Kubernetes output directory: `kustomization.yaml` listing its manifests.
+"""Per Kubernetes output directory: `kustomization.yaml` files that list it in apply order.
 
-Files are listed by sync order and applied in that order (`sortOptions: fifo`), so
-`kubectl apply -k`, Flux and Argo CD apply the Configuration before the
-ConfigMap, networks before routes.
+A zone directory lists its stage directories (`stage-0`, `stage-1`, ...) in order, and
+each stage directory lists its manifests; with `sortOptions: fifo` kustomize keeps that
+order, so `kubectl apply -k <zone>` applies every dependency before what needs it. Flux
+applies each stage directory as a Kustomization of its own (`fabricgen.render.delivery`).
 """
 
 from __future__ import annotations
@@ -10,18 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fabricgen.manifest_yaml import dump
-from fabricgen.render.artifacts import Manifest
 
 
-def kustomization(manifests: Sequence[Manifest]) -> dict[str, object]:
-    """`manifests` come in apply order (`fabricgen.pipeline` sorts them once)."""
+def kustomization(resources: Sequence[str]) -> dict[str, object]:
+    """`resources` come in apply order (`fabricgen.pipeline` sorts them once)."""
     return {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "sortOptions": {"order": "fifo"},
-        "resources": [m.filename for m in manifests],
+        "resources": list(resources),
     }
 
 
-def text(manifests: Sequence[Manifest], header: str) -> str:
-    return header + dump(kustomization(manifests))
+def text(resources: Sequence[str], header: str) -> str:
+    return header + dump(kustomization(resources))

@@ -1,7 +1,8 @@
 """Annotations and labels shared by the Kubernetes renderers.
 
-Sync order, the handling of partial (operator-owned) objects and of objects that
-must be replaced rather than patched are policies; they are spelled once here.
+The handling of partial (operator-owned) objects and of objects that must be
+replaced rather than patched are policies; they are spelled once here. The sync wave
+is not: `fabricgen.apply_order` derives it from what each object needs.
 """
 
 from __future__ import annotations
@@ -10,27 +11,8 @@ from typing import Any
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "fabricgen"}
 
-# Waves: operator configuration, then the IC settings, then networks, then routes, then
-# tenant VPCs; last the VPC NAT gateways: their external network, the gateways, their
-# elastic IPs, then the NAT rules on those.
-WAVE_IC_SERVER = -1
-WAVE_CONFIGURATION = 0
-WAVE_IC_CONFIG = 1
-WAVE_NETWORKS = 2
-WAVE_ROUTES = 3
-WAVE_TENANTS = 4
-WAVE_NAT_NETWORK = 5
-WAVE_NAT_GATEWAYS = 6
-WAVE_NAT_EIPS = 7
-WAVE_NAT_RULES = 8
-
-
 def source_annotation(source: str) -> dict[str, str]:
     return {"fabricgen.io/source": source}
-
-
-def wave(n: int) -> dict[str, str]:
-    return {"argocd.argoproj.io/sync-wave": str(n)}
 
 
 # A partial object owned by another controller: merge our fields server-side,
@@ -59,12 +41,11 @@ def metadata(
     name: str,
     namespace: str | None,
     source: str,
-    order: int,
     *extra: dict[str, str],
     labels: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     annotations: dict[str, str] = {}
-    for part in (source_annotation(source), wave(order), *extra):
+    for part in (source_annotation(source), *extra):
         annotations.update(part)
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:

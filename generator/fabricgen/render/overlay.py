@@ -17,7 +17,7 @@ SERVER_SOCKET = "/run/openvswitch/kube-ovn-daemon.sock"
 
 
 def nad(
-    plan: Plan, name: str, namespace: str, cluster_network: str, harvester: bool, order: int
+    plan: Plan, name: str, namespace: str, cluster_network: str, harvester: bool
 ) -> KubeObject:
     config = {
         "cniVersion": "0.3.1",
@@ -37,7 +37,7 @@ def nad(
     return {
         "apiVersion": "k8s.cni.cncf.io/v1",
         "kind": "NetworkAttachmentDefinition",
-        "metadata": md.metadata(name, namespace, plan.source_name, order, labels=labels),
+        "metadata": md.metadata(name, namespace, plan.source_name, labels=labels),
         "spec": {"config": json.dumps(config, separators=(",", ":"))},
     }
 
@@ -52,8 +52,8 @@ def subnet(
     gateway: IPv4Address,
     dhcp: bool,
     nat_outgoing: bool,
-    order: int,
     namespaces: list[str] | None = None,
+    dns_servers: list[str] | None = None,
 ) -> KubeObject:
     spec: dict[str, object] = {
         "vpc": vpc,
@@ -64,12 +64,16 @@ def subnet(
         "enableDHCP": dhcp,
         "natOutgoing": nat_outgoing,
     }
+    if dns_servers:
+        # Kube-OVN adds router, lease_time, server_id, server_mac and mtu itself
+        # (pkg/ovs/util.go buildDHCPv4Options) and reads `;` between servers (parseDHCPOptions).
+        spec["dhcpV4Options"] = f"dns_server={{{';'.join(dns_servers)}}}"
     if namespaces:
         spec["namespaces"] = namespaces
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Subnet",
-        "metadata": md.metadata(name, None, plan.source_name, order),
+        "metadata": md.metadata(name, None, plan.source_name),
         "spec": spec,
     }
 
@@ -81,7 +85,7 @@ def render(plan: Plan) -> list[Artifact]:
         net = backbone.network
         objects = (
             nad(plan, net.name, net.namespace, net.cluster_network,
-                zone.zone.platform == "harvester", md.WAVE_NETWORKS),
+                zone.zone.platform == "harvester"),
             subnet(
                 plan,
                 name=zone.backbone_subnet,
@@ -91,8 +95,7 @@ def render(plan: Plan) -> list[Artifact]:
                 gateway=zone.backbone_gateway,
                 dhcp=backbone.dhcp,
                 nat_outgoing=backbone.nat_outgoing,
-                order=md.WAVE_NETWORKS,
             ),
         )
-        out.append(Manifest(zone.name, "backbone.yaml", objects, md.WAVE_NETWORKS))
+        out.append(Manifest(zone.name, "backbone.yaml", objects))
     return out

@@ -30,7 +30,6 @@ from fabricgen.templating import render_template
 CONFIG_FILE = "ovn_k8s.conf"
 NODE_ENV = "ovnkube-node.env"
 MANIFEST = "ovn-kubernetes.yaml"
-WAVE = md.WAVE_CONFIGURATION
 
 
 def cluster_subnets(cluster: KubernetesCluster) -> str:
@@ -84,12 +83,12 @@ def objects(
     db = deployment.databases
 
     def meta(name: str) -> dict[str, object]:
-        return md.metadata(name, ns, plan.source_name, WAVE)
+        return md.metadata(name, ns, plan.source_name)
 
     host_network: KubeObject = {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": md.metadata(cluster.host_network_namespace, None, plan.source_name, WAVE),
+        "metadata": md.metadata(cluster.host_network_namespace, None, plan.source_name),
     }
     ovn_config: KubeObject = {
         "apiVersion": "v1",
@@ -135,5 +134,5 @@ def render(plan: Plan) -> list[Artifact]:
             conf = config_file(plan, deployment, cluster)
             out.append(TextFile(platform_dir(deployment.name, "kubernetes", cluster.name) / CONFIG_FILE, conf))
             out.extend(node_env(plan, deployment, cluster))
-            out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf), WAVE))
+            out.append(Manifest(cluster.name, MANIFEST, objects(plan, deployment, cluster, conf)))
     return out

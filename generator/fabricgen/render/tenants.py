@@ -39,13 +39,13 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
             {
                 "apiVersion": "kubeovn.io/v1",
                 "kind": "Vpc",
-                "metadata": md.metadata(vpc.name, None, plan.source_name, md.WAVE_TENANTS),
+                "metadata": md.metadata(vpc.name, None, plan.source_name),
                 "spec": spec,
             }
         )
         for sub in vpc.subnets:
             net_name, net_ns, cluster_network = tenant_network(sub)
-            objects.append(nad(plan, net_name, net_ns, cluster_network, harvester, md.WAVE_TENANTS))
+            objects.append(nad(plan, net_name, net_ns, cluster_network, harvester))
             objects.append(
                 subnet(
                     plan,
@@ -56,7 +56,7 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
                     gateway=sub.gateway or first_host(sub.cidr),
                     dhcp=sub.dhcp,
                     nat_outgoing=sub.nat_outgoing,
-                    order=md.WAVE_TENANTS,
+                    dns_servers=[str(d) for d in sub.dns_servers],
                 )
             )
     return objects
@@ -67,5 +67,5 @@ def render(plan: Plan) -> list[Artifact]:
     for zone in plan.zones:
         objects = tenant_objects(plan, zone)
         if objects:
-            out.append(Manifest(zone.name, "tenant-vpcs.yaml", tuple(objects), md.WAVE_TENANTS))
+            out.append(Manifest(zone.name, "tenant-vpcs.yaml", tuple(objects)))
     return out

@@ -4,8 +4,8 @@ A rule is a function from the validated model to findings. Rules never stop at
 the first problem; the pipeline runs all of them and reports everything at once.
 Codes: FG0xx loading and schema, FG1xx interconnection, FG2xx addressing,
 FG3xx routing, FG4xx tenant VPCs, FG5xx OVN deployments and hosts, FG6xx the
-platforms using a deployment, FG7xx deployments joined to the interconnection;
-later families extend the list.
+platforms using a deployment, FG7xx deployments joined to the interconnection, FG8xx
+the Argo CD and Flux delivery objects; later families extend the list.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def catalogue() -> list[tuple[str, str, str]]:
 from fabricgen.rules import (  # noqa: E402
     addressing,
     consumers,
+    delivery,
     deployment_interconnect,
     deployments,
     interconnect,
@@ -79,5 +80,5 @@ from fabricgen.rules import (  # noqa: E402
     tenancy,
 )
 
-__all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "deployment_interconnect", "deployments",
-           "interconnect", "nat_gateways", "routing", "rule", "run", "tenancy"]
+__all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "delivery", "deployment_interconnect",
+           "deployments", "interconnect", "nat_gateways", "routing", "rule", "run", "tenancy"]
