@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,schema,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,verify,schema,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -24,6 +24,8 @@ exit codes:
   3    render changed files, --check found the output out of date, diff found changes,
        or transit found stale transit addresses
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
+  5    verify: a pair of AZs is not delivered in the OVN lab
+  6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
   130  interrupted
 """
 
@@ -78,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="update transitAddress in FABRIC in place, keeping comments and formatting")
 
+    p = _add_command_with_exit_codes(
+        sub, "verify", "prove the rendered routes in a throwaway OVN-IC lab (exit 5 if a pair is not delivered)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--actual", type=Path, default=None, metavar="SHOW",
+                   help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")
+    p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+
     p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
 
@@ -109,6 +118,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import transit
 
         return transit.run(fabric=args.fabric, show=args.show, fmt=args.fmt, write=args.write)
+    if args.command == "verify":
+        from fabricgen.commands import verify
+
+        return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt)
     if args.command == "schema":
         from fabricgen.commands import schema
 

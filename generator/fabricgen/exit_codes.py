@@ -6,4 +6,6 @@ INVALID = 1  # invalid fabric (every problem reported, nothing written), or unus
 USAGE = 2  # usage error: arguments (argparse), plugin settings, functionConfig, zone choice
 CHANGED = 3  # render changed files, --check found them stale, diff found changes, transit found stale addresses
 INTERNAL = 4  # a bug in fabricgen
+UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab
+NO_LAB = 6  # verify: the OVN programs are missing, or the OVN lab cannot run here
 INTERRUPTED = 130
