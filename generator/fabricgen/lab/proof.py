@@ -151,7 +151,6 @@ class _ZoneSetup:
     backbone: IPv4Network
     gateway: IPv4Address
     vpc_spec: Mapping[str, Any]
-    auto_route: bool
     fabric_address: IPv4Address | None
 
 
@@ -172,11 +171,13 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
         gateways = [g for g in str(data.get("gw-nodes", "")).split(",") if g]
         if not gateways:
             raise ProofError(f"zone {zone.name}: ovn-ic-config has no gw-nodes")
+        if data.get("auto-route") == "true":
+            raise ProofError(f"zone {zone.name}: auto-route is true; verify traces explicit routes, and the routes "
+                             "ovn-ic learns (with Kube-OVN's 29500 allow policies for them) are not built in the lab")
         address = actual.get(az) or zone.zone.transit_address or next(free)
         spec = ZoneSpec(az, address, gateways[0], ENCAP_BASE + 4 * i, tuple(gateways[1:]))
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
-                              vpc.get("spec", {}) if vpc is not None else {},
-                              data.get("auto-route") == "true", zone.zone.transit_address))
+                              vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address))
     return out
 
 
@@ -223,8 +224,6 @@ class Lab:
         backbone, commands = kubeovn.network_commands(name, f"backbone-{name}", zone.backbone, zone.gateway)
         node, join = kubeovn.join_reroute_commands(name, zone.backbone)
         commands += [kubeovn.subnet_allow(zone.backbone), *join]
-        if zone.auto_route:
-            commands.append(["set", "NB_Global", ".", "options:ic-route-adv=true", "options:ic-route-learn=true"])
         sb.nb(name, *kubeovn.batch(commands))
         for part in kubeovn.vpc_route_commands(zone.vpc_spec):
             if part:
@@ -367,6 +366,10 @@ def running(build: Build, actual: Mapping[str, IPv4Address] | None = None) -> It
     also when starting fails or is interrupted. `actual`: live transit addresses per AZ name."""
     ic = build.plan.interconnection
     zones = _zones(build, actual or {})
+    auto = [j.az for j in build.plan.joins if j.auto_route]
+    if auto:
+        raise ProofError(f"AZ {auto[0]}: autoRoute is true; verify traces explicit routes, and routes that ovn-ic "
+                         "learns are not built in the lab")
     with workdir() as path:
         sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation)
         lab = Lab(build, sandbox, zones, build.plan.joins)
