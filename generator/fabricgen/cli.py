@@ -68,8 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("diff", help="review what a fabric change does to the output (exit 3 if it changes)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("--base", default="HEAD", help="git revision to compare with (default: HEAD)")
-    p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text",
-                   help="markdown: a pull-request comment with a summary and one section per zone")
+    p.add_argument("--format", dest="fmt", choices=("text", "markdown", "json"), default="text",
+                   help="markdown: a pull-request comment with a summary and one section per zone; "
+                        "json: for tooling")
 
     p = _add_command_with_exit_codes(
         sub, "transit", "compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")

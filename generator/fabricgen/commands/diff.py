@@ -27,10 +27,12 @@ def run(*, fabric: Path, base: str, fmt: str) -> int:
     head = build(fabric)
     for d in head.warnings:
         sys.stderr.write(report.text_line(d) + "\n")
-    items = review.changes(_base_build(fabric, base), head)
     name = display_name(fabric)
+    result = review.review(_base_build(fabric, base), head, name)
     if fmt == "markdown":
-        sys.stdout.write(review.markdown(items, f"fabricgen: {name} against {base}", name) + "\n")
+        sys.stdout.write(review.markdown(result, f"fabricgen: {name} against {base}") + "\n")
+    elif fmt == "json":
+        sys.stdout.write(review.as_json(result, name, base))
     else:
-        sys.stdout.writelines(review.plain(items, name))
-    return exit_codes.CHANGED if items else 0
+        sys.stdout.writelines(review.plain(result))
+    return exit_codes.CHANGED if result else 0
