@@ -15,6 +15,7 @@ import pytest
 
 from conftest import edit
 from fabricgen.cli import main
+from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.review import COMMENT_LIMIT
 
 LAB = Path(__file__).resolve().parents[1] / "sites" / "lab" / "fabric.yaml"
@@ -43,7 +44,9 @@ def commit(fabric: Path, text: str) -> None:
 
 
 def diff(capsys: pytest.CaptureFixture[str], fmt: str, *extra: str) -> tuple[int, str]:
-    code = main(["diff", NAME, "--base", "HEAD~1", "--format", fmt, *extra])
+    """`fabricgen diff` of the last commit; the OVN lab matrix only where a test asks for it."""
+    lab = [] if fmt != "markdown" or "--lab" in extra else ["--no-verify"]
+    code = main(["diff", NAME, "--base", "HEAD~1", "--format", fmt, *lab, *(e for e in extra if e != "--lab")])
     return code, capsys.readouterr().out
 
 
@@ -217,3 +220,30 @@ def test_huge_change_keeps_summary_cautions_and_table_and_cuts_only_diffs(
     full = main(["diff", NAME, "--base", "HEAD~1"])
     text = capsys.readouterr().out
     assert full == 3 and len(text) > COMMENT_LIMIT  # the text form has everything
+
+
+def test_markdown_shows_the_head_topology_with_changes_marked(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = repo.read_text()
+    text = edit(text, "transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25")
+    commit(repo, text[: text.index("  - name: dr")])
+    code, out = diff(capsys, "markdown")
+    assert code == 3
+    assert "<summary>Topology of the head (marked: 1 changed, 2 removed)</summary>" in out
+    mermaid = out[out.index("```mermaid\n") + 11:]
+    mermaid = mermaid[: mermaid.index("```")]
+    assert mermaid.startswith("flowchart LR\n")
+    assert 'zone__ai__router["ovn-cluster<br/>gateways: ai-node-1, ai-node-2<br/>(changed)"]:::changed' in mermaid
+    assert 'zone__ai__router ---|"169.254.100.25"| ts__ts' in mermaid
+    assert 'subgraph zone__dr["zone dr (harvester) (removed)"]' in mermaid
+    assert ":::removed" in mermaid and "classDef removed" in mermaid
+    assert "OVN-IC lab" not in out  # --no-verify
+
+
+@pytest.mark.skipif(bool(missing_prerequisites()), reason=f"real OVN needed ({INSTALL_COMMAND})")
+def test_markdown_includes_the_verify_matrix_of_the_head(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commit(repo, edit(repo.read_text(), "transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25"))
+    code, out = diff(capsys, "markdown", "--lab")
+    assert code == 3
+    assert "### OVN-IC lab: 12/12 pairs delivered" in out
+    assert "| from \\ to | hq | ai | edge | dr |" in out
+    assert out.index("Summary:") < out.index("### OVN-IC lab") < out.index("```diff")

@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,verify,schema,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,verify,graph,schema,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -71,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("text", "markdown", "json"), default="text",
                    help="markdown: a pull-request comment with a summary and one section per zone; "
                         "json: for tooling")
+    p.add_argument("--no-verify", dest="lab", action="store_false",
+                   help="leave the OVN-IC lab matrix (`fabricgen verify`) out of the markdown comment")
 
     p = _add_command_with_exit_codes(
         sub, "transit", "compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")
@@ -87,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--actual", type=Path, default=None, metavar="SHOW",
                    help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")
     p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+
+    p = sub.add_parser("graph", help="draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--format", dest="fmt", choices=("mermaid", "dot", "svg"), default="mermaid",
+                   help="mermaid (default; renders in GitHub/GitLab), dot, or svg (needs Graphviz `dot`)")
 
     p = sub.add_parser("schema", help="print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None, help="write to this file instead of stdout")
@@ -114,7 +121,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "diff":
         from fabricgen.commands import diff
 
-        return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt)
+        return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt, lab=args.lab)
     if args.command == "transit":
         from fabricgen.commands import transit
 
@@ -123,6 +130,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import verify
 
         return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt)
+    if args.command == "graph":
+        from fabricgen.commands import graph
+
+        return graph.run(fabric=args.fabric, fmt=args.fmt)
     if args.command == "schema":
         from fabricgen.commands import schema
 

@@ -316,8 +316,9 @@ def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
     lines += ["| zone | changes |", "| --- | --- |"]
     lines += [f"| `{z or '.'}` | {_counts([c for c in items if c.zone == z])} |" for z in zones]
     lines.append("")
-    for block in extra:
-        lines += [block.rstrip("\n"), ""]
+    for block in extra:  # each only if it leaves room for the list of object diffs
+        if sum(len(line) + 1 for line in lines) + len(block) + 4000 < COMMENT_LIMIT:
+            lines += [block.rstrip("\n"), ""]
     text = "\n".join(lines)
     cut = ("\n_Some object diffs are left out: the comment would exceed GitHub's limit of 65,536 characters. "
            "Run `fabricgen diff` locally to see them._\n")
