@@ -46,7 +46,8 @@ def test_dot_of_deployments_shows_hosts_consumers_and_advertised_ranges() -> Non
     out = fabricgen("sites/openstack-k8s/fabric.yaml", "--format", "dot").stdout
     assert out.startswith("graph fabric {\n")
     assert 'dep__openstack__router -- ts__ts [label="169.254.100.200"];' in out
-    assert 'dep__kubernetes__router [label="ic-router (AZ k8s-prod-az)\\ngateway chassis: k8s-node-1, k8s-node-2"' in out
+    assert ('dep__kubernetes__router [label="ic-router (AZ k8s-prod-az)\\ngateway chassis: k8s-node-1, k8s-node-2"'
+            in out)
     assert 'dep__openstack__consumer__region_one [label="openstack region-one\\nhosts: net1, cmp1"' in out
     assert 'dep__kubernetes__advertise [label="advertised\\n10.128.0.0/14"' in out
 
