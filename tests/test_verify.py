@@ -123,8 +123,8 @@ def test_a_stale_actual_capture_fails_and_names_the_zone(tmp_path: Path) -> None
     for other, cidr in (("ai", "172.30.20.0/24"), ("edge", "172.30.30.0/24"), ("dr", "172.30.40.0/24")):
         assert (f"not delivered: {other} ({cidr}) -> hq (172.30.10.0/24): unresolved: next hop 169.254.100.71 "
                 f"unresolved: no transit port on ts has that address (hq's is {live})") in out
-    assert ("stale: zone hq: transit address 169.254.100.71 in sites/lab/fabric.yaml, 169.254.100.5 on the live "
-            "transit switch") in out
+    assert ("transit address: zone hq: transit address 169.254.100.71 in sites/lab/fabric.yaml, 169.254.100.5 on "
+            "the live transit switch") in out
     assert out.splitlines()[4].split() == ["ai", "UNRESOLVED", "-", "ok", "ok"]
 
     piped = fabricgen("verify", "sites/lab/fabric.yaml", "--actual", "-", "--format", "json", stdin=show)
@@ -168,6 +168,21 @@ def test_a_next_hop_of_another_zone_is_a_wrong_zone() -> None:
     assert list(failing(result)) == [("ai", "dr")]
     pair = failing(result)[("ai", "dr")]
     assert (pair.outcome, pair.detail) == (proof.WRONG_ZONE, "sent to edge instead (next hop 169.254.100.52)")
+
+
+@needs_ovn
+def test_a_zone_without_transit_address_is_not_reached(tmp_path: Path) -> None:
+    fabric = tmp_path / "fabric.yaml"
+    fabric.write_text(zones_fabric(3).replace("    transitAddress: 169.254.100.12\n", ""))
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "verify", "fabric.yaml"], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == exit_codes.UNREACHABLE, result.stderr
+    assert "FG106" in result.stderr  # the warning, as validate gives it
+    out = result.stdout
+    assert out.splitlines()[-1] == "4/6 pairs delivered"
+    assert "not delivered: z0 (172.31.0.0/24) -> z2 (172.31.2.0/24): dropped: dropped in z0: no route to " \
+           "172.31.2.0/24" in out
+    assert "transit address: zone z2: no transitAddress in fabric.yaml yet, so no AZ routes to it" in out
 
 
 def test_a_fabric_without_interconnection_traces_nothing_and_starts_nothing() -> None:

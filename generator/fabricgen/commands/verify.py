@@ -45,10 +45,14 @@ def _matrix_rows(proof: Proof) -> Iterator[list[str]]:
 
 
 def _stale_lines(proof: Proof, fabric: str) -> list[str]:
-    return [f"zone {az.name}: transit address {az.fabric_address or '(unset)'} in {fabric}, "
-            f"{az.transit_address} on the live transit switch: routes to it lag behind; run "
-            f"`fabricgen transit {fabric} SHOW --write`, render and commit"
-            for az in proof.azs if az.kind == "zone" and az.stale]
+    lines = [f"zone {az.name}: transit address {az.fabric_address or '(unset)'} in {fabric}, "
+             f"{az.transit_address} on the live transit switch: routes to it lag behind; run "
+             f"`fabricgen transit {fabric} SHOW --write`, render and commit"
+             for az in proof.azs if az.kind == "zone" and az.stale]
+    lines += [f"zone {az.name}: no transitAddress in {fabric} yet, so no AZ routes to it; the lab gave it "
+              f"{az.transit_address}. Once it has joined, run `fabricgen transit {fabric} SHOW --write`, "
+              "render and commit" for az in proof.azs if az.source == "lab"]
+    return lines
 
 
 def _failures(proof: Proof) -> list[str]:
@@ -70,7 +74,7 @@ def text(proof: Proof, fabric: str) -> str:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines += ["", *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows), ""]
     lines += [f"not delivered: {line}" for line in _failures(proof)]
-    lines += [f"stale: {line}" for line in _stale_lines(proof, fabric)]
+    lines += [f"transit address: {line}" for line in _stale_lines(proof, fabric)]
     lines.append(summary(proof))
     return "\n".join(lines) + "\n"
 
@@ -84,7 +88,7 @@ def markdown(proof: Proof, fabric: str) -> str:
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
         lines.append("")
     lines += [f"- not delivered: {line}" for line in _failures(proof)]
-    lines += [f"- stale: {line}" for line in _stale_lines(proof, fabric)]
+    lines += [f"- transit address: {line}" for line in _stale_lines(proof, fabric)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

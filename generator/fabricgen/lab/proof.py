@@ -94,15 +94,17 @@ class Az:
     transit_address: IPv4Address
     fabric_address: IPv4Address | None  # what the fabric says (None: not known yet)
     mac: str
+    source: str = "fabric"  # where the lab's address came from: fabric, actual (--actual) or lab (picked)
 
     @property
     def stale(self) -> bool:
-        return self.fabric_address != self.transit_address
+        """The live transit switch (`--actual`) has another address than the fabric."""
+        return self.source == "actual" and self.fabric_address != self.transit_address
 
     def as_dict(self) -> dict[str, object]:
         return {"name": self.name, "kind": self.kind, "transitAddress": str(self.transit_address),
                 "fabricAddress": str(self.fabric_address) if self.fabric_address else None,
-                "stale": self.stale}
+                "source": self.source, "stale": self.stale}
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ class _ZoneSetup:
     gateway: IPv4Address
     vpc_spec: Mapping[str, Any]
     fabric_address: IPv4Address | None
+    source: str
 
 
 def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
@@ -174,10 +177,11 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
         if data.get("auto-route") == "true":
             raise ProofError(f"zone {zone.name}: auto-route is true; verify traces explicit routes, and the routes "
                              "ovn-ic learns (with Kube-OVN's 29500 allow policies for them) are not built in the lab")
+        source = "actual" if az in actual else "fabric" if zone.zone.transit_address else "lab"
         address = actual.get(az) or zone.zone.transit_address or next(free)
         spec = ZoneSpec(az, address, gateways[0], ENCAP_BASE + 4 * i, tuple(gateways[1:]))
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
-                              vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address))
+                              vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source))
     return out
 
 
@@ -396,8 +400,8 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None) -> Proof:
         endpoints = lab.endpoints()
         pairs = tuple(trace_pair(lab, src, source, dst, target)
                       for src, source in endpoints for dst, target in endpoints if src.az != dst.az)
-        azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name])
-                    for z in lab.zones)
+        azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name],
+                       z.source) for z in lab.zones)
         azs += tuple(Az(j.az, "deployment", j.network.ip, j.network.ip, j.mac) for j in lab.joins)
     ic = build.plan.interconnection
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs)

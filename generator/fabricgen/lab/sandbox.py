@@ -340,6 +340,8 @@ class Sandbox:
         """Stop every daemon this sandbox started: `exit` on each control socket, then the process
         ids in their pidfiles (SIGTERM, then SIGKILL for one that stays)."""
         self._stopped = True
+        for client in self._tracers.values():
+            client.close()
         self._tracers.clear()
         pids: list[int] = []
         for pidfile in self._pidfiles:
