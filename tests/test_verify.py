@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, SITES, build_file, build_text, rel
-from fabricgen import exit_codes
+from fabricgen import exit_codes, icsb_show
 from fabricgen.lab import proof
 from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.pipeline import Build
@@ -95,6 +95,24 @@ def test_lab_matrix_and_json() -> None:
     md = fabricgen("verify", "sites/lab/fabric.yaml", "--format", "markdown").stdout
     assert md.startswith("### OVN-IC lab: 12/12 pairs delivered\n")
     assert "| from \\ to | hq | ai | edge | dr |" in md
+
+
+@needs_ovn
+def test_the_lab_runs_the_rendered_ic_database_script_and_joins_every_zone() -> None:
+    with proof.running(build_file(LAB)) as lab:
+        sandbox = lab.sandbox
+        assert sandbox.icnb("get", "IC_NB_Global", ".", "options").strip() == '{vxlan_mode="true"}'
+        show = icsb_show.parse(sandbox.icsb("show"))
+        ports = {p.zone: (p.gateway, str(p.ipv4)) for p in show.ports_on("ts").values()}
+        assert ports == {"hq": ("hq-node-1", "169.254.100.71/24"), "ai": ("ai-node-1", "169.254.100.23/24"),
+                         "edge": ("edge-node-1", "169.254.100.52/24"), "dr": ("dr-node-1", "169.254.100.34/24")}
+        assert sandbox.nb("hq", "lrp-get-gateway-chassis", "hq-ts").split() == [
+            "hq-ts-hq-node-1", "100", "hq-ts-hq-node-2", "99"]
+        workdir = sandbox.workdir
+        assert oct(workdir.stat().st_mode & 0o777) == "0o700"
+        sockets = {str(p) for p in workdir.rglob("*") if p.is_socket()}
+        assert sockets and all(s.startswith(f"{workdir}/") for s in sockets)
+    assert not workdir.exists()
 
 
 @needs_ovn

@@ -24,7 +24,7 @@ import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from fabricgen import exit_codes
@@ -44,6 +44,7 @@ from fabricgen.pipeline import Build
 from fabricgen.plan import DEFAULT_VPC, DeploymentJoin
 
 IC_SCRIPT = "configure-ovn-ic.sh"
+IC_DB_CONFIGMAP, IC_DB_SCRIPT = "fabricgen-ic-db-setup", "configure-ic-db.sh"
 ENCAP_BASE = IPv4Address("127.1.0.10")  # encap IPs of the lab's chassis: never bound to an interface
 
 DELIVERED = "delivered"
@@ -138,6 +139,16 @@ def find_object(objects: Sequence[Mapping[str, Any]], kind: str, name: str) -> M
     return next((o for o in objects if o.get("kind") == kind and o.get("metadata", {}).get("name") == name), None)
 
 
+def ic_database_script(build: Build) -> str | None:
+    """The script the IC database's zone runs before the transit switch exists (ConfigMap
+    `fabricgen-ic-db-setup`, as its Job mounts it); None when no zone hosts the IC database."""
+    for zone in build.plan.zones:
+        config = find_object(zone_objects(build, zone.name), "ConfigMap", IC_DB_CONFIGMAP)
+        if config is not None and IC_DB_SCRIPT in config.get("data", {}):
+            return str(config["data"][IC_DB_SCRIPT])
+    return None
+
+
 def deployment_script(build: Build, deployment: str) -> str:
     """The deployment's rendered `configure-ovn-ic.sh` (every controller gets the same one)."""
     top = PurePosixPath(build.site, "_host", deployment)
@@ -207,6 +218,9 @@ class Lab:
         sb = self.sandbox
         sb.start_ic_databases()
         sb.icnb("init")
+        script = ic_database_script(self.build)
+        if script is not None:
+            self._run_script(sb.workdir / "ic" / IC_DB_SCRIPT, script, {"OVN_IC_NB_DB": sb.ic_nb}, "the IC database")
         parallel(self._start_az, self.azs)
         zones = {z.spec.name for z in self.zones}
         poll("every zone registered in the IC SB", lambda: sb.registered_zones() >= zones)
@@ -249,15 +263,9 @@ class Lab:
         sb.sb(az, *commands)
         if not join.create_router:
             sb.nb(az, "--may-exist", "lr-add", join.router)  # the platform's router
-        script = sb.workdir / az / IC_SCRIPT
-        script.write_text(deployment_script(self.build, join.deployment.name))
-        env = {**sb.env(), "OVN_NB_DB": sb.nb_db(az), "OVN_SB_DB": sb.sb_db(az),
-               "OVN_IC_NB_DB": sb.ic_nb, "OVN_IC_SB_DB": sb.ic_sb}
-        result = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env, check=False,
-                                stdin=subprocess.DEVNULL)
-        if result.returncode != 0:
-            raise ProofError(f"deployment {join.deployment.name}: the rendered {IC_SCRIPT} exited "
-                             f"{result.returncode}: {result.stderr.strip()}")
+        self._run_script(sb.workdir / az / IC_SCRIPT, deployment_script(self.build, join.deployment.name),
+                         {"OVN_NB_DB": sb.nb_db(az), "OVN_SB_DB": sb.sb_db(az), "OVN_IC_NB_DB": sb.ic_nb,
+                          "OVN_IC_SB_DB": sb.ic_sb}, f"deployment {join.deployment.name}")
         networks, nb = [], []
         advertise = join.deployment.interconnect.advertise if join.deployment.interconnect else []
         for i, cidr in enumerate(advertise):
@@ -273,6 +281,15 @@ class Lab:
         self.networks[az] = networks
         self.macs[az] = join.mac
         self.addresses[az] = join.network.ip
+
+    def _run_script(self, path: Path, text: str, databases: Mapping[str, str], what: str) -> None:
+        """A rendered script, as its operator runs it, against the lab's databases."""
+        path.write_text(text)
+        result = subprocess.run(["sh", str(path)], capture_output=True, text=True, check=False,
+                                env={**self.sandbox.env(), **databases}, stdin=subprocess.DEVNULL)
+        if result.returncode != 0:
+            raise ProofError(f"{what}: the rendered {path.name} exited {result.returncode}: "
+                             f"{result.stderr.strip()}")
 
     def _published(self) -> bool:
         ports = self.sandbox.icsb("--bare", "--columns=logical_port", "find", "Port_Binding",
