@@ -164,6 +164,16 @@ def vpc_route_commands(spec: Mapping[str, Any]) -> Commands:
     return static[0] + policy[0], static[1] + policy[1]
 
 
+def new_vpc_route_commands(spec: Mapping[str, Any]) -> list[list[str]]:
+    """The additions of `vpc_route_commands` on a router that has none of these routes yet: what
+    Kube-OVN leaves is the last route per (table, policy, prefix) and the last policy per
+    (priority, match) of the spec, so one transaction can add them all."""
+    routes = {(r.get("routeTable", ""), ROUTE_POLICY[r.get("policy", "")], r["cidr"]): r
+              for r in spec.get("staticRoutes", [])}
+    policies = {(int(p["priority"]), p["match"]): p for p in spec.get("policyRoutes", [])}
+    return static_route_commands(list(routes.values()))[1] + policy_route_commands(list(policies.values()))[1]
+
+
 def apply_vpc_routes(sandbox: Sandbox, zone: str, spec: Mapping[str, Any]) -> None:
     _apply(sandbox, zone, vpc_route_commands(spec))
     sandbox.sync(zone)

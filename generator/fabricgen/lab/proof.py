@@ -238,14 +238,10 @@ class Lab:
 
     def _set_up_zone(self, zone: _ZoneSetup) -> None:
         sb, name = self.sandbox, zone.spec.name
-        sb.join(zone.spec)
         backbone, commands = kubeovn.network_commands(name, f"backbone-{name}", zone.backbone, zone.gateway)
         node, join = kubeovn.join_reroute_commands(name, zone.backbone)
-        commands += [kubeovn.subnet_allow(zone.backbone), *join]
-        sb.nb(name, *kubeovn.batch(commands))
-        for part in kubeovn.vpc_route_commands(zone.vpc_spec):
-            if part:
-                sb.nb(name, *kubeovn.batch(part))
+        commands += [kubeovn.subnet_allow(zone.backbone), *join, *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
+        sb.join(zone.spec, *kubeovn.batch(commands))  # one transaction: the router is new
         sb.claim_gateway(zone.spec)
         self.networks[name] = [backbone]
         self.nodes[name] = node

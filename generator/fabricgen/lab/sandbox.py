@@ -294,8 +294,10 @@ class Sandbox:
         poll("ports of every zone in `ovn-ic-sbctl show`", self._ports_published)
         poll("remote transit ports in every zone", self._remotes_bound)
 
-    def join(self, zone: ZoneSpec) -> None:
-        """What Kube-OVN's establishInterConnection does for one zone and one transit switch."""
+    def join(self, zone: ZoneSpec, *more: str) -> None:
+        """What Kube-OVN's establishInterConnection does for one zone and one transit switch, in one
+        NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
+        commands (`--`-separated) for the same transaction."""
         ts, z = self.transit_switch, zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
         address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
@@ -304,14 +306,13 @@ class Sandbox:
         for i, name in enumerate(zone.standby, start=1):
             commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
         self.sb(z, *commands)
-        self.nb(z, "wait-until", "Logical_Switch", ts)
         gateways = [arg for i, name in enumerate(chassis)
                     for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
-        self.nb(z, "--wait=sb", "--may-exist", "lr-add", ROUTER,
+        self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
                 "--", "lrp-add", ROUTER, lrp, transit_mac(zone.transit_address), str(address),
                 "--", "lsp-add", ts, lsp, "--", "lsp-set-type", lsp, "router",
                 "--", "lsp-set-addresses", lsp, "router", "--", "lsp-set-options", lsp, f"router-port={lrp}",
-                *gateways)
+                *gateways, *(["--", *more] if more else []))
 
     def claim_gateway(self, zone: ZoneSpec) -> None:
         """Make ovn-controller's claim of one zone's chassisredirect port."""
