@@ -2,7 +2,7 @@
 
 Everything runs as unprivileged user-space daemons on unix sockets inside one
 work directory: the IC northbound and southbound ovsdb-servers, and per
-availability zone an NB and SB ovsdb-server, ovn-northd and ovn-ic. There is no
+availability zone one ovsdb-server with its NB and SB, ovn-northd and ovn-ic. There is no
 OVS, no kernel datapath, no TCP port and nothing outside the work directory
 (every OVS/OVN run, log and database directory variable points into it); the
 daemons are stopped through their own control sockets, then by the process ids in
@@ -249,15 +249,19 @@ class Sandbox:
         self.start_az(zone.name, az_name=zone.name)
 
     def start_az(self, directory: str, *, az_name: str | None = None) -> None:
-        """An AZ's NB and SB, ovn-northd and ovn-ic, in `<workdir>/<directory>/`.
+        """An AZ's NB and SB (one ovsdb-server), ovn-northd and ovn-ic, in `<workdir>/<directory>/`.
 
         Without `az_name` NB_Global stays unnamed, and ovn-ic registers the AZ only once
         something sets the name (as a deployment's rendered configure-ovn-ic.sh does).
         """
         d = self.workdir / directory
         d.mkdir(parents=True, exist_ok=True)
-        self._start_db(d, "nb", "ovn-nb.ovsschema")
-        self._start_db(d, "sb", "ovn-sb.ovsschema")
+        # One ovsdb-server serves both databases, each on its own socket (a client picks its database
+        # by name on any of them): half the servers to start and to stop.
+        for name, schema in (("nb", "ovn-nb.ovsschema"), ("sb", "ovn-sb.ovsschema")):
+            shutil.copyfile(self._template(schema), d / f"{name}.db")
+        self._daemon(d, "db", ["ovsdb-server", f"--remote=punix:{d / 'nb.sock'}", f"--remote=punix:{d / 'sb.sock'}",
+                               str(d / "nb.db"), str(d / "sb.db")])
         if az_name is not None:
             self.nb(directory, "init", "--", "set", "NB_Global", ".", f"name={az_name}")
         else:
