@@ -247,3 +247,17 @@ def test_markdown_includes_the_verify_matrix_of_the_head(repo: Path, capsys: pyt
     assert "### OVN-IC lab: 12/12 pairs delivered" in out
     assert "| from \\ to | hq | ai | edge | dr |" in out
     assert out.index("Summary:") < out.index("### OVN-IC lab") < out.index("```diff")
+
+
+def test_markdown_without_the_ovn_programs_leaves_the_lab_out(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    commit(repo, edit(repo.read_text(), "transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    monkeypatch.setenv("PATH", str(bin_dir))  # git, and no OVN program
+    code, out = diff(capsys, "markdown", "--lab")
+    assert code == 3
+    assert "OVN-IC lab" not in out
+    assert "Topology of the head" in out

@@ -271,3 +271,22 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
     assert [pid for pid in seen if alive(pid)] == []
     assert list(base.iterdir()) == []
     base.rmdir()
+
+
+def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
+    from ipaddress import IPv4Network
+
+    from fabricgen.commands import verify
+
+    endpoints = [proof.Endpoint(f"z{i}", IPv4Network(f"172.31.{i}.0/24"), f"z{i}") for i in range(20)]
+    pairs = tuple(proof.Pair(a, b, proof.DELIVERED if a.az != "z0" else proof.DROPPED, "x")
+                  for a in endpoints for b in endpoints if a != b)
+    azs = tuple(proof.Az(e.az, "zone", IPv4Address("169.254.100.1"), IPv4Address("169.254.100.1"), "m")
+                for e in endpoints)
+    result = proof.Proof("ts", IPv4Network("169.254.100.0/24"), azs, tuple(endpoints), pairs)
+    md = verify.markdown(result, "f.yaml")
+    assert md.startswith("### OVN-IC lab: 361/380 pairs delivered\n")
+    assert "| from" not in md
+    assert md.count("- not delivered: z0 ") == 19
+    text = verify.text(result, "f.yaml")
+    assert text.splitlines()[2].split()[:4] == ["from", "\\", "to", "z0"]  # the terminal gets the matrix

@@ -319,6 +319,9 @@ def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
     for block in extra:  # each only if it leaves room for the list of object diffs
         if sum(len(line) + 1 for line in lines) + len(block) + 4000 < COMMENT_LIMIT:
             lines += [block.rstrip("\n"), ""]
+        else:
+            first = block.strip().splitlines()[0] if block.strip() else ""
+            lines += [f"_Left out, too long for one comment: {first}_", ""]
     text = "\n".join(lines)
     cut = ("\n_Some object diffs are left out: the comment would exceed GitHub's limit of 65,536 characters. "
            "Run `fabricgen diff` locally to see them._\n")

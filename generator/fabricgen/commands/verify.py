@@ -79,15 +79,23 @@ def text(proof: Proof, fabric: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+MATRIX_MAX = 16  # endpoints: a larger matrix does not fit a pull-request comment; failures are listed
+FAILURES_MAX = 50
+
+
 def markdown(proof: Proof, fabric: str) -> str:
-    """The verify matrix as a pull-request comment section."""
+    """The verify matrix as a pull-request comment section (up to 16 endpoints; with more, only the
+    pairs that are not delivered, at most 50 of them)."""
     lines = [f"### OVN-IC lab: {summary(proof)}", "", header(proof, fabric), ""]
-    if proof.endpoints:
+    if proof.endpoints and len(proof.endpoints) <= MATRIX_MAX:
         rows = list(_matrix_rows(proof))
         lines += ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
         lines.append("")
-    lines += [f"- not delivered: {line}" for line in _failures(proof)]
+    failures = _failures(proof)
+    lines += [f"- not delivered: {line}" for line in failures[:FAILURES_MAX]]
+    if len(failures) > FAILURES_MAX:
+        lines.append(f"- and {len(failures) - FAILURES_MAX} more pairs not delivered: run `fabricgen verify {fabric}`")
     lines += [f"- transit address: {line}" for line in _stale_lines(proof, fabric)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
