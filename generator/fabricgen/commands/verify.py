@@ -140,7 +140,12 @@ def prove(fabric: Path, actual: Path | None) -> tuple[Proof, str]:
         if head.plan.fabric.interconnection is None or not parsed.zones:
             raise FabricgenError(f"{show_name}: no availability zone to take addresses from; "
                                  "pass the output of `ovn-ic-sbctl show`")
-        live = proof.live_addresses(parsed, head.plan.interconnection.transit_switch.name)
+        ts = head.plan.interconnection.transit_switch.name
+        live = proof.live_addresses(parsed, ts)
+        known = {z.name for z in head.plan.fabric.zones}
+        for zone in sorted(known - set(live)):
+            sys.stderr.write(f"fabricgen: {show_name}: zone {zone} has no port on {ts}; "
+                             "the lab uses its address from the fabric\n")
     if head.plan.fabric.interconnection is not None:
         why = missing_programs()
         if why is not None:
