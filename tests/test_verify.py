@@ -26,7 +26,7 @@ import pytest
 
 from conftest import REPO, SITES, build_file, build_text, rel
 from fabricgen import exit_codes, icsb_show
-from fabricgen.lab import proof
+from fabricgen.lab import kubeovn, proof
 from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.pipeline import Build
 
@@ -201,6 +201,34 @@ def test_a_zone_without_transit_address_is_not_reached(tmp_path: Path) -> None:
     assert "not delivered: z0 (172.31.0.0/24) -> z2 (172.31.2.0/24): dropped: dropped in z0: no route to " \
            "172.31.2.0/24" in out
     assert "transit address: zone z2: no transitAddress in fabric.yaml yet, so no AZ routes to it" in out
+
+
+def auto_route_fabric(count: int) -> str:
+    """Zones with their own pod CIDRs (auto-route learns them all) and `autoRoute: true`."""
+    text = zones_fabric(count).replace("interconnection:\n", "interconnection:\n  autoRoute: true\n")
+    for i in range(count):
+        text = text.replace(f"  - name: z{i}\n", f"  - name: z{i}\n    cluster: {{podCIDR: 10.{60 + i}.0.0/16}}\n")
+    return text
+
+
+@needs_ovn
+def test_auto_route_is_learned_through_ovn_ic_and_allowed_by_kube_ovns_29500_policies() -> None:
+    build = build_text(auto_route_fabric(3), "fabric.yaml")
+    assert all(not z.routes for z in build.plan.zones)  # nothing explicit: ovn-ic learns
+    with proof.running(build) as lab:
+        learned = {str(route.network): origin for route, origin in kubeovn.learned_routes(lab.sandbox, "z0")}
+        policies = lab.sandbox.nb("z0", "lr-policy-list", "ovn-cluster")
+    assert learned == {"172.31.1.0/24": "connected", "172.31.2.0/24": "connected"}  # join is blacklisted
+    rows = [line.split() for line in policies.splitlines()]
+    assert ["29500", "ip4.dst", "==", "172.31.1.1/24", "allow"] in rows, policies
+    assert proof.prove(build).ok
+
+
+@needs_ovn
+def test_auto_route_without_kube_ovns_29500_policies_is_rerouted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kubeovn, "allow_learned_routes", lambda sandbox, zone: None)
+    result = proof.prove(build_text(auto_route_fabric(3), "fabric.yaml"))
+    assert {p.outcome for p in result.pairs} == {proof.REROUTED}
 
 
 def test_a_fabric_without_interconnection_traces_nothing_and_starts_nothing() -> None:

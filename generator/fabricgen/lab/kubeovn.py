@@ -8,6 +8,8 @@ Modelled on Kube-OVN v1.16.2 (`pkg/controller/subnet.go`, `vpc.go`, `pkg/ovs/ovn
 - `add_join_reroute`: the join network (with its own 31000 allow) and the
   priority-29000 reroute of the backbone's traffic to a node, as Kube-OVN installs
   for every subnet of the default VPC.
+- `auto_route_options`, `allow_learned_routes`: `auto-route: "true"`, and the 29500
+  allow per route ovn-ic learned (ovn-ic-controller `SynRouteToPolicy`).
 - `apply_vpc_routes`: a Vpc's `spec.staticRoutes` / `spec.policyRoutes` the way
   `handleAddOrUpdateVpc` applies them: `policyDst`/`policySrc` become `dst-ip`/
   `src-ip`, a static route first removes routes for the same (table, policy,
@@ -28,6 +30,7 @@ from fabricgen.lab.sandbox import ROUTER, Sandbox
 ROUTE_POLICY = {"policyDst": "dst-ip", "policySrc": "src-ip", "": "dst-ip"}
 JOIN = IPv4Interface("100.64.0.1/16")
 GATEWAY_ROUTER_PRIORITY = 29000
+OVN_IC_PRIORITY = 29500
 SUBNET_ROUTER_PRIORITY = 31000
 
 
@@ -177,3 +180,33 @@ def new_vpc_route_commands(spec: Mapping[str, Any]) -> list[list[str]]:
 def apply_vpc_routes(sandbox: Sandbox, zone: str, spec: Mapping[str, Any]) -> None:
     _apply(sandbox, zone, vpc_route_commands(spec))
     sandbox.sync(zone)
+
+
+def auto_route_options() -> list[str]:
+    """`auto-route: "true"` in ovn-ic-config: Kube-OVN's SetICAutoRoute on NB_Global, with the join
+    subnet on the blacklist (the lab has no node InternalIPs to add)."""
+    return ["set", "NB_Global", ".", "options:ic-route-adv=true", "options:ic-route-learn=true",
+            f'options:ic-route-blacklist="{JOIN.network}"']
+
+
+def learned_routes(sandbox: Sandbox, zone: str) -> list[tuple[IPv4Interface, str]]:
+    """The routes ovn-ic learned into a zone's NB (`external_ids:ic-learned-route`), with their
+    `options:origin`."""
+    rows = sandbox.nb(zone, "--format=csv", "--data=bare", "--no-headings",
+                      "--columns=ip_prefix,external_ids,options", "list", "Logical_Router_Static_Route")
+    out = []
+    for row in rows.splitlines():
+        prefix, ids, options = [*row.split(","), "", ""][:3]
+        if "ic-learned-route=" in ids:
+            origin = next((o.split("=", 1)[1] for o in options.split() if o.startswith("origin=")), "")
+            out.append((IPv4Interface(prefix), origin))
+    return out
+
+
+def allow_learned_routes(sandbox: Sandbox, zone: str) -> None:
+    """What Kube-OVN's ovn-ic-controller SynRouteToPolicy adds for each learned route that carries an
+    origin: a 29500 allow of `ip4.dst == <prefix>`, above its own 29000 reroute."""
+    commands = [["--may-exist", "lr-policy-add", ROUTER, str(OVN_IC_PRIORITY), f"ip4.dst == {route}", "allow"]
+                for route, origin in learned_routes(sandbox, zone) if origin]
+    if commands:
+        sandbox.nb(zone, *batch(commands))

@@ -3,7 +3,8 @@
 The lab is built from what fabricgen wrote, not from the model, so it proves the output:
 
 - per zone, from its rendered objects (found by kind and name): `ovn-ic-config`
-  (`az-name`, `gw-nodes`, `auto-route`) and the partial Vpc `ovn-cluster` (its
+  (`az-name`, `gw-nodes`, `auto-route`: with it, ovn-ic advertises and learns routes, and
+  Kube-OVN's 29500 allow is added per learned route) and the partial Vpc `ovn-cluster` (its
   `staticRoutes` and `policyRoutes`, applied the way Kube-OVN applies them), on a
   router `ovn-cluster` that Kube-OVN's ovn-ic-controller joined to the transit switch
   with the zone's transit address (the fabric's, or the live one from `--actual`),
@@ -46,6 +47,7 @@ from fabricgen.plan import DEFAULT_VPC, DeploymentJoin
 IC_SCRIPT = "configure-ovn-ic.sh"
 IC_DB_CONFIGMAP, IC_DB_SCRIPT = "fabricgen-ic-db-setup", "configure-ic-db.sh"
 ENCAP_BASE = IPv4Address("127.1.0.10")  # encap IPs of the lab's chassis: never bound to an interface
+LEARN_TRIES = 250  # polls (20 ms apart) for ovn-ic to learn the routes of auto-route AZs
 
 DELIVERED = "delivered"
 REROUTED = "rerouted"
@@ -166,6 +168,7 @@ class _ZoneSetup:
     vpc_spec: Mapping[str, Any]
     fabric_address: IPv4Address | None
     source: str
+    auto_route: bool
 
 
 def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
@@ -185,14 +188,12 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
         gateways = [g for g in str(data.get("gw-nodes", "")).split(",") if g]
         if not gateways:
             raise ProofError(f"zone {zone.name}: ovn-ic-config has no gw-nodes")
-        if data.get("auto-route") == "true":
-            raise ProofError(f"zone {zone.name}: auto-route is true; verify traces explicit routes, and the routes "
-                             "ovn-ic learns (with Kube-OVN's 29500 allow policies for them) are not built in the lab")
         source = "actual" if az in actual else "fabric" if zone.zone.transit_address else "lab"
         address = actual.get(az) or zone.zone.transit_address or next(free)
         spec = ZoneSpec(az, address, gateways[0], ENCAP_BASE + 4 * i, tuple(gateways[1:]))
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
-                              vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source))
+                              vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source,
+                              data.get("auto-route") == "true"))
     return out
 
 
@@ -229,6 +230,10 @@ class Lab:
         parallel(self._set_up_deployment, self.joins)
         poll("every AZ's transit port in the IC SB", self._published)
         poll("every AZ's remote transit ports bound", self._remotes_bound)
+        auto = [z for z in self.zones if z.auto_route]
+        if auto or any(j.auto_route for j in self.joins):
+            self._settle_learned_routes()
+            parallel(lambda z: kubeovn.allow_learned_routes(sb, z.spec.name), auto)
         parallel(sb.sync, self.azs)
         sb.start_tracers(self.azs)
 
@@ -241,6 +246,8 @@ class Lab:
         backbone, commands = kubeovn.network_commands(name, f"backbone-{name}", zone.backbone, zone.gateway)
         node, join = kubeovn.join_reroute_commands(name, zone.backbone)
         commands += [kubeovn.subnet_allow(zone.backbone), *join, *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
+        if zone.auto_route:
+            commands.append(kubeovn.auto_route_options())
         sb.join(zone.spec, *kubeovn.batch(commands))  # one transaction: the router is new
         sb.claim_gateway(zone.spec)
         self.networks[name] = [backbone]
@@ -286,6 +293,22 @@ class Lab:
         if result.returncode != 0:
             raise ProofError(f"{what}: the rendered {path.name} exited {result.returncode}: "
                              f"{result.stderr.strip()}")
+
+    def _settle_learned_routes(self) -> None:
+        """With auto-route, wait (bounded) until every learning AZ has learned every other AZ's
+        endpoint networks; what is still missing then shows as undelivered pairs."""
+        learning = [z.spec.name for z in self.zones if z.auto_route] + [j.az for j in self.joins if j.auto_route]
+
+        def learned_all() -> bool:
+            for az in learning:
+                have = {route.network for route, _origin in kubeovn.learned_routes(self.sandbox, az)}
+                want = {n.cidr for other, nets in self.networks.items() if other != az for n in nets}
+                if not want <= have:
+                    return False
+            return True
+
+        with contextlib.suppress(SandboxError):
+            poll("routes learned through ovn-ic", learned_all, tries=LEARN_TRIES)
 
     def _published(self) -> bool:
         ports = self.sandbox.icsb("--bare", "--columns=logical_port", "find", "Port_Binding",
@@ -383,10 +406,6 @@ def running(build: Build, actual: Mapping[str, IPv4Address] | None = None) -> It
     also when starting fails or is interrupted. `actual`: live transit addresses per AZ name."""
     ic = build.plan.interconnection
     zones = _zones(build, actual or {})
-    auto = [j.az for j in build.plan.joins if j.auto_route]
-    if auto:
-        raise ProofError(f"AZ {auto[0]}: autoRoute is true; verify traces explicit routes, and routes that ovn-ic "
-                         "learns are not built in the lab")
     with workdir() as path:
         sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation)
         lab = Lab(build, sandbox, zones, build.plan.joins)
