@@ -19,6 +19,7 @@ DEBIAN_PACKAGES=(
   netplan.io           # netplan generate
   frr                  # vtysh --dryrun for BGP snippets
   nftables             # nft -c for firewall rule files
+  graphviz             # dot: fabricgen graph --format svg
 )
 
 if [ "$want_test" = 1 ]; then

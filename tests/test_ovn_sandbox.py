@@ -22,11 +22,8 @@ import pytest
 
 from conftest import REPO, build_file, build_text
 from fabricgen import icsb_show
-from fabricgen.model import Fabric
-from fabricgen.model.interconnect import Interconnection
-from fabricgen.pipeline import Build
-from support import kubeovn_nb
-from support.ic_sandbox import (
+from fabricgen.lab import kubeovn as kubeovn_nb
+from fabricgen.lab.sandbox import (
     ROUTER,
     Sandbox,
     ZoneSpec,
@@ -35,6 +32,9 @@ from support.ic_sandbox import (
     transit_mac,
     workdir,
 )
+from fabricgen.model import Fabric
+from fabricgen.model.interconnect import Interconnection
+from fabricgen.pipeline import Build
 
 _MISSING = missing_prerequisites()
 pytestmark = pytest.mark.skipif(

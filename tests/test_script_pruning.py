@@ -24,8 +24,8 @@ import pytest
 
 from conftest import build_text
 from fabricgen.deployment_plan import OWNER_KEY
+from fabricgen.lab.sandbox import Sandbox, missing_prerequisites, poll
 from fabricgen.pipeline import Build
-from support.ic_sandbox import Sandbox, missing_prerequisites, poll
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
 
 SITE_FILE = "sites/pruned/fabric.yaml"

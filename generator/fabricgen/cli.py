@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,schema,init,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,verify,graph,schema,init,rules,argocd-generate,krm} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -24,6 +24,8 @@ exit codes:
   3    render changed files, --check found the output out of date, schema -o changed the
        file, diff found changes, or transit found stale transit addresses
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
+  5    verify: a pair of AZs is not delivered in the OVN lab
+  6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
   130  interrupted
 """
 
@@ -69,8 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("diff", help="review what a fabric change does to the output (exit 3 if it changes)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("--base", default="HEAD", help="git revision to compare with (default: HEAD)")
-    p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text",
-                   help="markdown: a pull-request comment with a summary and one section per zone")
+    p.add_argument("--format", dest="fmt", choices=("text", "markdown", "json"), default="text",
+                   help="markdown: a pull-request comment with a summary and one section per zone; "
+                        "json: for tooling")
+    p.add_argument("--no-verify", dest="lab", action="store_false",
+                   help="leave the OVN-IC lab matrix (`fabricgen verify`) out of the markdown comment")
 
     p = _add_command_with_exit_codes(
         sub, "transit", "compare zones' transit addresses with `ovn-ic-sbctl show` (exit 3 if they differ)")
@@ -80,6 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("text", "json"), default="text")
     p.add_argument("--write", action="store_true",
                    help="update transitAddress in FABRIC in place, keeping comments and formatting")
+
+    p = _add_command_with_exit_codes(
+        sub, "verify", "prove the rendered routes in a throwaway OVN-IC lab (exit 5 if a pair is not delivered)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--actual", type=Path, default=None, metavar="SHOW",
+                   help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")
+    p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+
+    p = sub.add_parser("graph", help="draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--format", dest="fmt", choices=("mermaid", "dot", "svg"), default="mermaid",
+                   help="mermaid (default; renders in GitHub/GitLab), dot, or svg (needs Graphviz `dot`)")
 
     p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml")
     p.add_argument("-o", "--output", type=Path, default=None,
@@ -118,11 +135,19 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "diff":
         from fabricgen.commands import diff
 
-        return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt)
+        return diff.run(fabric=args.fabric, base=args.base, fmt=args.fmt, lab=args.lab)
     if args.command == "transit":
         from fabricgen.commands import transit
 
         return transit.run(fabric=args.fabric, show=args.show, fmt=args.fmt, write=args.write)
+    if args.command == "verify":
+        from fabricgen.commands import verify
+
+        return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt)
+    if args.command == "graph":
+        from fabricgen.commands import graph
+
+        return graph.run(fabric=args.fabric, fmt=args.fmt)
     if args.command == "schema":
         from fabricgen.commands import schema
 

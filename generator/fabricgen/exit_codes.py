@@ -7,4 +7,6 @@ USAGE = 2  # usage error: arguments (argparse), plugin settings, functionConfig,
 # render (or schema -o) changed files, --check found them stale, diff found changes, transit found stale addresses
 CHANGED = 3
 INTERNAL = 4  # a bug in fabricgen
+UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab
+NO_LAB = 6  # verify: the OVN programs are missing, or the OVN lab cannot run here
 INTERRUPTED = 130
