@@ -118,12 +118,12 @@ def _first_commit_then_edit(repo: Path, home: Path, fabricgen: Path) -> None:
     fabric.write_text(fabric.read_text().replace("transitAddress: 169.254.100.12", "transitAddress: 169.254.100.13"))
     edited = commit("-a")
     assert edited.returncode == 1
-    assert "changed  example/east/default-vpc-routes.yaml" in edited.stdout
+    assert "changed  example/east/stage-2/default-vpc-routes.yaml" in edited.stdout
     git(repo, "add", "-A")
     staged = commit()
     assert staged.returncode == 0, staged.stdout
     assert git(repo, "status", "--porcelain") == ""
-    assert "169.254.100.13" in git(repo, "show", "HEAD:rendered/example/east/default-vpc-routes.yaml")
+    assert "169.254.100.13" in git(repo, "show", "HEAD:rendered/example/east/stage-2/default-vpc-routes.yaml")
     _ci_diff_comments(repo, environment)
 
 

@@ -68,8 +68,7 @@ def test_no_change(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_removed_zone_is_kept_not_deleted_and_its_caution_explains_leaving(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = repo.read_text()
-    commit(repo, text[: text.index("  - name: dr")])
+    commit(repo, many_zones(0, removed="dr"))
     code, out = diff(capsys, "text")
     assert code == 3
     assert "=== dr: Configuration: kube-system/kubeovn (kept)\n" in out
@@ -193,15 +192,17 @@ def many_zones(count: int, removed: str = "") -> str:
     text = LAB.read_text()
     if removed:
         start = text.index(f"  - name: {removed}\n")
-        end = text.find("\n  - name: ", start + 1)
-        text = text[:start] + (text[end + 1:] if end != -1 else "")
+        end = min(i for i in (text.find("\n  - name: ", start + 1), text.find("\n\n", start)) if i != -1)
+        text = text[:start] + text[end + 1:]
+    tail_at = text.rindex("\n\n", 0, text.index("\ndelivery:")) + 1  # the zones list ends here
+    text, tail = text[:tail_at], text[tail_at:]
     for i in range(count):
         text += (f"  - name: site{i}\n    platform: kube-ovn\n    gatewayNodes: [site{i}-gw]\n"
                  f"    transitAddress: 169.254.100.{100 + i}\n    backbone:\n      cidr: 172.31.{i}.0/24\n"
                  "    vpcs:\n")
         text += "".join(f"      - name: vpc{v}\n        subnets:\n          - {{name: s{v}, cidr: 10.{v}.0.0/24}}\n"
                         for v in range(6))
-    return text
+    return text + tail
 
 
 def test_huge_change_keeps_summary_cautions_and_table_and_cuts_only_diffs(

@@ -103,8 +103,11 @@ def _objects(build: Build | None) -> dict[tuple[str, str], tuple[str, bool]]:
             name = f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
             found[(directory, f"{obj.get('kind')}: {name}")] = (dump(obj), _kept(obj))
     # Manifest files and kustomizations are compared object by object above.
+    # (a stage's kustomization.yaml sits beside its manifests: stage-<n>/<file>).
     skip = {PurePosixPath(build.site, d, "kustomization.yaml") for d in build.manifests}
     skip |= {PurePosixPath(build.site, m.directory, m.filename) for ms in build.manifests.values() for m in ms}
+    skip |= {PurePosixPath(build.site, m.directory, m.filename).with_name("kustomization.yaml")
+             for ms in build.manifests.values() for m in ms}
     for path, out in build.files.items():
         if path in skip:
             continue

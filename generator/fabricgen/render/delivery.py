@@ -22,11 +22,13 @@ Destinations come from each zone's (or cluster's) `destination`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from fabricgen import apply_order
+from fabricgen.errors import FabricgenError
 from fabricgen.manifest_yaml import dump_all
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.delivery import Delivery, Destination
@@ -44,14 +46,34 @@ SOURCE_API = "source.toolkit.fluxcd.io/v1"
 LABELS = {"app.kubernetes.io/managed-by": "fabricgen"}
 
 
+# What `delivery.fabricPath` accepts: a path Argo CD and Flux can name as it is.
+_PLAIN_DIRECTORY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
+
+
+class DeliveryPathError(FabricgenError):
+    """The fabric's directory cannot be named by an Application without guessing."""
+
+
 def fabric_dir(plan: Plan, delivery: Delivery) -> str:
-    """The fabric's directory relative to the repository root (the Application's source path)."""
+    """The fabric's directory relative to the repository root (the Application's source path).
+
+    Taken from the fabric's name, which is relative to its repository; outside a repository
+    (a bare file name) it is `sites/<site>`, the layout `fabricgen init` writes. A directory
+    whose name is not a plain path (characters the name had to escape, blanks, quotes) is
+    never written escaped, which would name a directory that does not exist: the user sets
+    `delivery.fabricPath`."""
     if delivery.fabric_path is not None:
         return delivery.fabric_path.strip("/")
     source = PurePosixPath(plan.source_name)
-    if not source.is_absolute() and ".." not in source.parts and len(source.parts) > 1:
-        return source.parent.as_posix()
-    return f"sites/{plan.site}"
+    if source.is_absolute() or ".." in source.parts or len(source.parts) < 2:
+        return f"sites/{plan.site}"
+    directory = source.parent.as_posix()
+    if not _PLAIN_DIRECTORY.fullmatch(directory):
+        raise DeliveryPathError(
+            f"{plan.source_name}: delivery: the Argo CD Applications need the fabric's directory "
+            f"in its repository, and {directory!r} is not a plain relative path; set "
+            "delivery.fabricPath (for example sites/" + plan.site + ")")
+    return directory
 
 
 def destinations(plan: Plan) -> dict[str, tuple[Destination, str]]:
