@@ -9,6 +9,7 @@ from ipaddress import IPv4Address, IPv4Network
 from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
+from fabricgen.network_index import NetworkIndex
 from fabricgen.rules import rule
 from fabricgen.rules.addressing import reserved
 
@@ -134,16 +135,17 @@ def advertise_overlap(fabric: Fabric) -> Iterator[Finding]:
     owned: list[tuple[IPv4Network, str]] = [(z.backbone.cidr, f"the backbone of zone {z.name!r}") for z in fabric.zones]
     if fabric.interconnection is not None:
         owned.append((fabric.interconnection.transit_switch.subnet, "the transit subnet"))
+    index = NetworkIndex([other for other, _what in owned])
     for path, name, ic in _joins(fabric):
-        mine: list[tuple[IPv4Network, str]] = []
         for a, cidr in enumerate(ic.advertise):
-            clash = next((what for other, what in (*owned, *mine) if cidr.overlaps(other)), None)
+            # the first clash in the order added: zones, the transit subnet, then advertised ranges
+            clash = next((owned[k][1] for k in index.overlapping(cidr)), None)
             if clash is not None:
                 yield Finding("FG707", (*path, "advertise", a),
                               f"{cidr} overlaps {clash}; the other AZs could not tell where to send it; "
                               "advertise only ranges that live in this AZ alone")
-            mine.append((cidr, f"{cidr}, advertised by deployment {name!r}"))
-        owned += mine
+            owned.append((cidr, f"{cidr}, advertised by deployment {name!r}"))
+            index.add(cidr)
 
 
 @rule("FG708", "ic-encapsulation", "An interconnected deployment's encapsulation differs from the interconnection's.")
