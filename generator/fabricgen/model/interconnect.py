@@ -56,7 +56,7 @@ class Interconnection(Section):
     auto_route: bool = False
     """Let OVN-IC exchange routes (`auto-route`). Off by default: fabricgen writes explicit
     routes, which survive overlapping pod CIDRs and give full control over the paths."""
-    transit_switch: TransitSwitch = TransitSwitch()
+    transit_switch: TransitSwitch = TransitSwitch.model_construct()
     database: Database
 
     @property
