@@ -49,8 +49,6 @@ GOAL_PLUGIN = 2.0
 GOAL_LAB = 1.0
 GOAL_MESH = 4.0
 GOAL_VALIDATE_S = 2.0
-# What the console script `fabricgen` runs.
-ENTRY = "import sys; from fabricgen.cli import main; sys.exit(main())"
 
 
 def fabric_text(zones: int) -> str:
@@ -237,7 +235,7 @@ def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int
     env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
     for var in [v for v in env if v.startswith(("PARAM_", "ARGOCD_ENV_", "ARGOCD_APP_"))]:
         del env[var]
-    fabricgen = [sys.executable, "-c", ENTRY]
+    fabricgen = [sys.executable, "-m", "fabricgen"]  # what the console script runs, in any source tree
     files = {}
     for zones in (render_zones, validate_zones, validate_zones // 4):
         files[zones] = workdir / f"fabric-{zones}.yaml"
