@@ -20,7 +20,7 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
     doc = json.loads(proc.stdout)
     rows = {row["name"]: row for row in doc["rows"]}
     kubectl = shutil.which("kubectl") is not None
-    assert set(rows) == {"plugin", "lab", "mesh", "validate", "lab-cur"} | ({"deps"} if kubectl else set())
+    assert set(rows) == {"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur"} | ({"deps"} if kubectl else set())
     for name in ("lab", "mesh", "validate", *(("plugin",) if kubectl else ())):
         row = rows[name]
         assert row["ratio"] > 0 and row["cpu_ratio"] > 0 and row["peak_rss_mib"] > 0
