@@ -2,7 +2,8 @@
 
 Checked against the pairwise comparison it replaces: on random networks (nested,
 equal, disjoint, /0 and /32 included), and through the rules that use it (FG201,
-FG202, FG303, FG405, FG707) on fabrics whose ranges nest and repeat.
+FG202, FG303, FG405, FG707) on fabrics whose ranges nest and repeat. FG705 (AZ
+names), which now looks names up in dictionaries, is checked the same way.
 """
 
 from __future__ import annotations
@@ -129,3 +130,50 @@ def test_rules_report_what_comparing_every_pair_reports(zones: list[tuple[str, s
                                                         subnets: list[str]) -> None:
     fabric = _fabric(zones, advertise, subnets)
     assert _reported(fabric) == _pairwise(fabric)
+
+
+def _az_fabric(zones: list[str], deployments: list[tuple[str, bool, str | None]]) -> Fabric:
+    members = [{"host": "h", "address": "10.0.0.2"}]
+    doc: dict[str, Any] = {
+        "apiVersion": "fabricgen.io/v1alpha1", "kind": "Fabric", "metadata": {"name": "t"},
+        "interconnection": {"database": {"members": [{"node": "n1", "address": "10.0.0.1"}]}},
+        "zones": [{"name": z, "gatewayNodes": ["n1"], "backbone": {"cidr": f"172.30.{i}.0/24"}}
+                  for i, z in enumerate(zones)],
+        "ovnDeployments": [
+            {"name": name, "databases": {"members": members, "clientNetworks": ["10.0.0.0/24"]},
+             **({"interconnect": {"transitAddress": "169.254.100.200", "gatewayChassis": ["h"],
+                                  **({"azName": az} if az is not None else {})}} if joins else {})}
+            for name, joins, az in deployments],
+    }
+    return Fabric.model_validate(doc)
+
+
+def _az_pairwise(fabric: Fabric) -> list[tuple[int, str]]:
+    """FG705 as it compared every pair of deployments: (deployment, what its AZ name clashes with)."""
+    zones = {z.name for z in fabric.zones}
+    deployments = fabric.ovn_deployments
+    found = []
+    for d, deployment in enumerate(deployments):
+        az = deployment.az_name
+        if az is None:
+            continue
+        earlier = (o.name for o in deployments[:d] if az in (o.name, o.az_name))
+        later = (o.name for o in deployments[d + 1:] if o.name == az and o.az_name != o.name)
+        clash = f"zone {az!r}" if az in zones else next((f"deployment {n!r}" for n in (*earlier, *later)), None)
+        if clash is not None:
+            found.append((d, clash))
+    return found
+
+
+NAMES = ["a", "b", "c"]
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from(NAMES), max_size=2, unique=True),
+       st.lists(st.tuples(st.sampled_from(NAMES), st.booleans(), st.sampled_from([None, *NAMES])), max_size=6))
+def test_az_name_rule_reports_what_comparing_every_pair_reports(
+        zones: list[str], deployments: list[tuple[str, bool, str | None]]) -> None:
+    fabric = _az_fabric(zones, deployments)
+    reported = [(f.path[1], f.message.split("already taken by ")[1].split("; ovn-ic")[0])
+                for f in deployment_interconnect.az_name(fabric)]
+    assert reported == _az_pairwise(fabric)
