@@ -197,3 +197,28 @@ def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
     assert not (tmp_path / "out" / "old").exists()
     assert (tmp_path / "out" / "keep" / "fabric.yaml").exists()
     assert (tmp_path / "out" / "lab" / "hq" / "stage-0" / "backbone.yaml").exists()
+
+
+def test_command_process_exits_with_mains_code_and_all_its_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fabricgen` (the console script) and `python -m fabricgen` run `cli.run`, which skips the
+    last garbage collection at exit; the exit code and every byte written still come through."""
+    import os
+    import subprocess
+    import sys
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"fabricgen": "fabricgen.cli:run"}
+    monkeypatch.setenv("ARGOCD_ENV_ZONE", "hq")
+    monkeypatch.setenv("ARGOCD_ENV_FABRIC", LAB)
+    proc = subprocess.run([sys.executable, "-m", "fabricgen", "argocd-generate"], cwd=REPO, env=dict(os.environ),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert main(["argocd-generate"]) == 0
+    assert proc.stdout == capsys.readouterr().out
+    assert proc.stdout.count("\nkind: ") > 5
+    bad = subprocess.run([sys.executable, "-m", "fabricgen", "validate", "no-such/fabric.yaml"], cwd=REPO,
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "file not found [FG000]" in bad.stderr

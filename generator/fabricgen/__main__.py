@@ -1,3 +1,3 @@
-from fabricgen.cli import main
+from fabricgen.cli import run
 
-raise SystemExit(main())
+run()

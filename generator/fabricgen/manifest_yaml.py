@@ -10,6 +10,7 @@ prove with ruamel.yaml that every output parses back to the same data.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +32,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def scalar(value: Any) -> str:
+    if type(value) is str:  # most scalars, and the same few thousand strings over and over
+        return _string(value)
     if value is None:
         return "null"
     if value is True:
@@ -44,6 +47,13 @@ def scalar(value: Any) -> str:
             return value
         return _QUOTED_UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False))
     raise TypeError(f"cannot serialise {type(value).__name__} into a manifest")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _string(value: str) -> str:
+    if _PLAIN.fullmatch(value) and value.lower() not in _AMBIGUOUS:
+        return value
+    return _QUOTED_UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False))
 
 
 def _block_literal(value: str, indent: str) -> list[str] | None:
@@ -82,7 +92,11 @@ def _emit(value: Any, indent: int, out: list[str], prefix: str) -> None:
         for key, item in value.items():
             lead = prefix if first else pad
             first = False
-            _emit_entry(f"{lead}{scalar(key)}:", item, indent, out)
+            kind = type(item)
+            if (kind is str and "\n" not in item) or kind is int:  # most entries: one line, no recursion
+                out.append(f"{lead}{scalar(key)}: {scalar(item)}")
+            else:
+                _emit_entry(f"{lead}{scalar(key)}:", item, indent, out)
         return
     if _is_sequence(value):
         if not value:

@@ -14,14 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 
-def round_trip(indent: tuple[int, int, int] | None = None, *, preserve_quotes: bool = True) -> Any:
+def round_trip(indent: tuple[int, int, int] | None = None, *, preserve_quotes: bool = True,
+               comments: bool = True) -> Any:
     """A round-trip YAML instance; `indent` is (mapping, sequence, dash offset).
 
     Duplicate keys are always an error. `preserve_quotes=False` loads plain `str`
-    scalars, which is what validation wants."""
+    scalars, which is what validation wants. `comments=False` reads with the plain
+    scanner and parser, which skip comments (about a fifth faster): the loaded document
+    is the same, with the same positions, but has no comments to write back."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
+    if not comments:
+        from ruamel.yaml.parser import Parser
+        from ruamel.yaml.scanner import Scanner
+
+        yaml.Scanner, yaml.Parser = Scanner, Parser
     yaml.allow_duplicate_keys = False
     yaml.preserve_quotes = preserve_quotes
     yaml.width = 4096  # never re-wrap long lines or fold long annotation values

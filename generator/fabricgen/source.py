@@ -81,7 +81,9 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
 
     yaml = round_trip(preserve_quotes=False)
     try:
-        docs = list(yaml.load_all(text))
+        docs = _load_without_comments(text)
+        if docs is None:
+            docs = list(yaml.load_all(text))
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -127,6 +129,16 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
         path, (line, col), message = shape
         return None, [Diagnostic(name, line, col, format_path(path), message, "FG001")]
     return Source(name=name, data=docs[0], text=text), []
+
+
+def _load_without_comments(text: str) -> list[Any] | None:
+    """The documents, read without their comments (only positions are needed here); None if
+    that fails: the round-trip loader then reads the text again and its error, worded as
+    the diagnostics quote it, is reported."""
+    try:
+        return list(round_trip(preserve_quotes=False, comments=False).load_all(text))
+    except Exception:
+        return None
 
 
 # A fabric nests a few levels deep and shares values with aliases at most a few times;

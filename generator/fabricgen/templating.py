@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 _SAFE_SHELL = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
 _LINE_BREAK = re.compile(r"[\r\n\x00]")
@@ -79,6 +80,8 @@ def oslo_value(value: object) -> str:
 
 @cache
 def environment() -> jinja2.Environment:
+    import jinja2  # only when a text file is rendered: it costs a validate or a fabric without scripts ~30 ms
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("fabricgen", "templates"),
         undefined=jinja2.StrictUndefined,

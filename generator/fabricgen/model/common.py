@@ -62,5 +62,6 @@ class Section(BaseModel):
         frozen=True,
         alias_generator=to_camel,
         populate_by_name=False,
+        defer_build=True,
         use_attribute_docstrings=False,  # see model/docstrings.py: read only for the schema
     )

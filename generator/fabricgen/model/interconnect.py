@@ -59,7 +59,7 @@ class Interconnection(Section):
     auto_route: bool = False
     """Let OVN-IC exchange routes (`auto-route`). Off by default: fabricgen writes explicit
     routes, which survive overlapping pod CIDRs and give full control over the paths."""
-    transit_switch: TransitSwitch = TransitSwitch()
+    transit_switch: TransitSwitch = TransitSwitch.model_construct()
     database: Database
     kube_ovn_version: str | None = Field(default=None, pattern=r"^v?[0-9]+\.[0-9]+(\.[0-9]+)?$")
     """Kube-OVN version of the zones' clusters (the oldest, if they differ), e.g. `v1.15.0`.

@@ -48,7 +48,7 @@ class Backbone(Section):
     """`enableDHCP` on the Subnet (VMs on SUSE Virtualization need it)."""
     nat_outgoing: bool = False
     """Must stay false: SNAT on a backbone breaks the return path across zones."""
-    network: OverlayNetwork = OverlayNetwork(name="vsw-backbone")
+    network: OverlayNetwork = OverlayNetwork.model_construct(name="vsw-backbone")
 
 
 class StaticRoute(Section):
@@ -89,9 +89,9 @@ class Zone(Section):
     """This zone's address on the transit switch, as `ovn-ic-sbctl show` lists it. Kube-OVN
     picks it at random when the zone joins; update it after every IC rebuild. Until it is
     known, the other zones get no route to this zone's backbone."""
-    cluster: ClusterNetworks = ClusterNetworks()
+    cluster: ClusterNetworks = ClusterNetworks.model_construct()
     backbone: Backbone
-    default_vpc: DefaultVpc = DefaultVpc()
+    default_vpc: DefaultVpc = DefaultVpc.model_construct()
     vpcs: list[Vpc] = []
     """Tenant VPCs: local to this zone, never interconnected."""
     peerings: list[Peering] = []

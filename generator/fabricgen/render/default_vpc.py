@@ -82,12 +82,30 @@ _flat_encoders: dict[int, json.JSONEncoder] = {}
 
 def _flat_dict(value: dict[str, Any], level: int) -> str:
     """A dict of scalars in one call of the C encoder, the separators doing the indenting."""
+    inner = _flat_dict_encoder(level).encode(value)[1:-1]
+    return "{\n" + "  " * (level + 1) + inner + "\n" + "  " * level + "}"
+
+
+def _flat_dicts(value: list[dict[str, Any]], level: int) -> str:
+    """A list of non-empty dicts of scalars (routes) in one call of the C encoder.
+
+    The encoder separates the dicts' items and the dicts themselves alike; a line break
+    never occurs inside encoded JSON, so `},<break>{` is always a boundary between two
+    dicts, and the boundaries and both ends are then laid out as `indent=2` does.
+    """
+    inner = "\n" + "  " * (level + 2)
+    outer = "\n" + "  " * (level + 1)
+    text = _flat_dict_encoder(level + 1).encode(value)
+    text = text[2:-2].replace("}," + inner + "{", outer + "}," + outer + "{" + inner)
+    return "[" + outer + "{" + inner + text + outer + "}\n" + "  " * level + "]"
+
+
+def _flat_dict_encoder(level: int) -> json.JSONEncoder:
     encoder = _flat_encoders.get(level)
     if encoder is None:
         pad = "\n" + "  " * (level + 1)
         encoder = _flat_encoders[level] = json.JSONEncoder(ensure_ascii=False, separators=("," + pad, ": "))
-    inner = encoder.encode(value)[1:-1]
-    return "{\n" + "  " * (level + 1) + inner + "\n" + "  " * level + "}"
+    return encoder
 
 
 def json_text(value: Any, level: int = 0) -> str:
@@ -108,6 +126,8 @@ def json_text(value: Any, level: int = 0) -> str:
     if isinstance(value, list):
         if not value:
             return "[]"
+        if all(type(v) is dict and v and all(isinstance(x, _SCALARS) for x in v.values()) for v in value):
+            return _flat_dicts(value, level)
         pad = "\n" + "  " * (level + 1)
         return "[" + pad + ("," + pad).join(json_text(v, level + 1) for v in value) + "\n" + "  " * level + "]"
     return json.dumps(value, ensure_ascii=False)

@@ -7,6 +7,7 @@ from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
+from fabricgen.network_index import NetworkIndex
 from fabricgen.plan import first_host
 from fabricgen.rules import rule
 
@@ -24,8 +25,11 @@ def _cluster_ranges(fabric: Fabric) -> list[tuple[str, str, IPv4Network]]:
 
 @rule("FG201", "backbone-overlap", "Two zones' backbone CIDRs overlap; cross-zone routes would be ambiguous.")
 def backbone_overlap(fabric: Fabric) -> Iterator[Finding]:
+    index = NetworkIndex([zone.backbone.cidr for zone in fabric.zones])
     for i, zone in enumerate(fabric.zones):
-        for j in range(i):
+        for j in index.overlapping(zone.backbone.cidr):
+            if j >= i:
+                break
             other = fabric.zones[j]
             if zone.backbone.cidr.overlaps(other.backbone.cidr):
                 yield Finding("FG201", ("zones", i, "backbone", "cidr"),
@@ -36,8 +40,10 @@ def backbone_overlap(fabric: Fabric) -> Iterator[Finding]:
 @rule("FG202", "backbone-cluster-overlap", "A backbone overlaps a pod, join or service CIDR of some zone.")
 def backbone_cluster_overlap(fabric: Fabric) -> Iterator[Finding]:
     ranges = _cluster_ranges(fabric)
+    index = NetworkIndex([cidr for _owner, _field, cidr in ranges])
     for i, zone in enumerate(fabric.zones):
-        for owner, field, cidr in ranges:
+        for k in index.overlapping(zone.backbone.cidr):
+            owner, field, cidr = ranges[k]
             if zone.backbone.cidr.overlaps(cidr):
                 yield Finding("FG202", ("zones", i, "backbone", "cidr"),
                               f"backbone {zone.backbone.cidr} overlaps the {field} {cidr} of zone {owner!r}; "

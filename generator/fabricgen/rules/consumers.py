@@ -8,6 +8,7 @@ from fabricgen.deployment_plan import consumer_encapsulation, consumer_mtu
 from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.consumers import CloudStackZone, KubernetesCluster, OpenStackCloud
+from fabricgen.model.hosts import Host
 from fabricgen.rules import rule
 
 CENTRAL_MODE_LAST = (1, 3)
@@ -17,11 +18,12 @@ CENTRAL_MODE_LAST = (1, 3)
 def consumer_host(fabric: Fabric) -> Iterator[Finding]:
     for d, deployment in enumerate(fabric.ovn_deployments):
         names = [h.name for h in deployment.hosts]
+        declared = set(names)
         owners: dict[str, str] = {}
         for c, consumer in enumerate(deployment.consumers):
             for h, host in enumerate(consumer.hosts):
                 path = ("ovnDeployments", d, "consumers", c, "hosts", h)
-                if host not in names:
+                if host not in declared:
                     yield Finding("FG601", path, f"host {host!r} is not a host of deployment "
                                   f"{deployment.name!r}; declare it under hosts (declared: "
                                   f"{', '.join(names) or 'none'})")
@@ -135,6 +137,9 @@ def consumer_directory(fabric: Fabric) -> Iterator[Finding]:
 @rule("FG608", "cloudstack-device", "A CloudStack network device is not a bridge on every host of the zone.")
 def cloudstack_device(fabric: Fabric) -> Iterator[Finding]:
     for d, deployment in enumerate(fabric.ovn_deployments):
+        hosts: dict[str, Host] = {}
+        for item in deployment.hosts:
+            hosts.setdefault(item.name, item)  # deployment.host(): the first of a name
         for c, consumer in enumerate(deployment.consumers):
             if not isinstance(consumer, CloudStackZone):
                 continue
@@ -143,7 +148,7 @@ def cloudstack_device(fabric: Fabric) -> Iterator[Finding]:
                 ("publicNetworkDevice", consumer.public_network_device, "public"),
             ):
                 for name in consumer.hosts:
-                    host = deployment.host(name)
+                    host = hosts.get(name)
                     if host is not None and all(b.name != device for b in host.bridges):
                         declared = ", ".join(b.name for b in host.bridges) or "none"
                         yield Finding("FG608", ("ovnDeployments", d, "consumers", c, field),

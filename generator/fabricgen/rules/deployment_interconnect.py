@@ -3,12 +3,14 @@ transit addresses set by hand, IC gateway chassis and advertised CIDRs."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
+from fabricgen.network_index import NetworkIndex
 from fabricgen.rules import rule
 from fabricgen.rules.addressing import reserved
 
@@ -90,16 +92,26 @@ def transit_duplicate(fabric: Fabric) -> Iterator[Finding]:
 def az_name(fabric: Fabric) -> Iterator[Finding]:
     zones = {z.name for z in fabric.zones}
     deployments = fabric.ovn_deployments
+    first: dict[str, int] = {}  # name or AZ name -> the first deployment that has it
+    unnamed: dict[str, list[int]] = {}  # name -> the deployments of that name whose AZ has another
+    for o, other in enumerate(deployments):
+        first.setdefault(other.name, o)
+        if other.az_name is not None:
+            first.setdefault(other.az_name, o)
+        if other.az_name != other.name:
+            unnamed.setdefault(other.name, []).append(o)
     for d, deployment in enumerate(deployments):
         az = deployment.az_name
         if az is None:
             continue
         # Each pair is reported once, at the later deployment, unless only the earlier one
         # has an AZ name (the later one never reports itself then).
-        earlier = (o.name for o in deployments[:d] if az in (o.name, o.az_name))
-        later = (o.name for o in deployments[d + 1:] if o.name == az and o.az_name != o.name)
-        clash = f"zone {az!r}" if az in zones else next(
-            (f"deployment {name!r}" for name in (*earlier, *later)), None)
+        earlier = first.get(az, d)
+        later = unnamed.get(az, [])
+        after = bisect.bisect_right(later, d)
+        clashing = earlier if earlier < d else later[after] if after < len(later) else None
+        clash = f"zone {az!r}" if az in zones else (
+            None if clashing is None else f"deployment {deployments[clashing].name!r}")
         if clash is None:
             continue
         explicit = deployment.interconnect is not None and deployment.interconnect.az_name is not None
@@ -116,10 +128,11 @@ def gateway_chassis(fabric: Fabric) -> Iterator[Finding]:
         if deployment.interconnect is None:
             continue
         names = [h.name for h in deployment.hosts]
+        declared = set(names)
         seen: set[str] = set()
         for g, host in enumerate(deployment.interconnect.gateway_chassis):
             path = ("ovnDeployments", d, "interconnect", "gatewayChassis", g)
-            if host not in names:
+            if host not in declared:
                 yield Finding("FG706", path,
                               f"{host!r} is not a host of deployment {deployment.name!r}; the transit port "
                               f"can only be bound on its own chassis (hosts: {', '.join(names) or 'none'})")
@@ -134,16 +147,17 @@ def advertise_overlap(fabric: Fabric) -> Iterator[Finding]:
     owned: list[tuple[IPv4Network, str]] = [(z.backbone.cidr, f"the backbone of zone {z.name!r}") for z in fabric.zones]
     if fabric.interconnection is not None:
         owned.append((fabric.interconnection.transit_switch.subnet, "the transit subnet"))
+    index = NetworkIndex([other for other, _what in owned])
     for path, name, ic in _joins(fabric):
-        mine: list[tuple[IPv4Network, str]] = []
         for a, cidr in enumerate(ic.advertise):
-            clash = next((what for other, what in (*owned, *mine) if cidr.overlaps(other)), None)
+            # the first clash in the order added: zones, the transit subnet, then advertised ranges
+            clash = next((owned[k][1] for k in index.overlapping(cidr)), None)
             if clash is not None:
                 yield Finding("FG707", (*path, "advertise", a),
                               f"{cidr} overlaps {clash}; the other AZs could not tell where to send it; "
                               "advertise only ranges that live in this AZ alone")
-            mine.append((cidr, f"{cidr}, advertised by deployment {name!r}"))
-        owned += mine
+            owned.append((cidr, f"{cidr}, advertised by deployment {name!r}"))
+            index.add(cidr)
 
 
 @rule("FG708", "ic-encapsulation", "An interconnected deployment's encapsulation differs from the interconnection's.")

@@ -9,6 +9,7 @@ from ipaddress import IPv4Network
 from fabricgen.diagnostics import Finding
 from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
+from fabricgen.network_index import NetworkIndex
 from fabricgen.plan import ALLOW_PRIORITY
 from fabricgen.rules import rule
 
@@ -40,8 +41,11 @@ def auto_route_explicit(fabric: Fabric) -> Iterator[Finding]:
 def auto_route_overlap(fabric: Fabric) -> Iterator[Finding]:
     if fabric.interconnection is None or not fabric.interconnection.auto_route:
         return
+    index = NetworkIndex([zone.cluster.pod_cidr for zone in fabric.zones])
     for i, zone in enumerate(fabric.zones):
-        for j in range(i):
+        for j in index.overlapping(zone.cluster.pod_cidr):
+            if j >= i:
+                break
             other = fabric.zones[j]
             if zone.cluster.pod_cidr.overlaps(other.cluster.pod_cidr):
                 yield Finding("FG303", ("zones", i, "cluster", "podCIDR"),

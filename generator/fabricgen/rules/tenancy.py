@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fabricgen.diagnostics import Finding, Path
 from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
+from fabricgen.network_index import NetworkIndex
 from fabricgen.plan import DEFAULT_VPC, backbone_subnet_name, tenant_network
 from fabricgen.rules import rule
 
@@ -71,9 +72,12 @@ def network_dots(fabric: Fabric) -> Iterator[Finding]:
 def tenant_overlap(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
         index = {vpc.name: v for v, vpc in enumerate(zone.vpcs)}
+        cidrs = [NetworkIndex([sub.cidr for sub in vpc.subnets]) for vpc in zone.vpcs]
         for v, vpc in enumerate(zone.vpcs):
             for s, sub in enumerate(vpc.subnets):
-                for t in range(s):
+                for t in cidrs[v].overlapping(sub.cidr):
+                    if t >= s:
+                        break
                     if sub.cidr.overlaps(vpc.subnets[t].cidr):
                         yield Finding("FG405", ("zones", i, "vpcs", v, "subnets", s, "cidr"),
                                       f"{sub.cidr} overlaps {vpc.subnets[t].name!r} ({vpc.subnets[t].cidr}) "
@@ -83,7 +87,8 @@ def tenant_overlap(fabric: Fabric) -> Iterator[Finding]:
             if a == b or a not in index or b not in index:
                 continue  # FG406 reports a self-peering or an unknown VPC
             for sa in zone.vpcs[index[a]].subnets:
-                for sb in zone.vpcs[index[b]].subnets:
+                for k in cidrs[index[b]].overlapping(sa.cidr):
+                    sb = zone.vpcs[index[b]].subnets[k]
                     if sa.cidr.overlaps(sb.cidr):
                         yield Finding("FG405", ("zones", i, "peerings", p, "vpcs"),
                                       f"peered VPCs overlap: {a}/{sa.name} {sa.cidr} and {b}/{sb.name} "

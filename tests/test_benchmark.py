@@ -1,0 +1,30 @@
+"""The benchmark script runs and reports every row of its table (on tiny sizes; no timing is checked)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_benchmark_reports_every_row_with_its_goal() -> None:
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/bench.py", "--runs", "1", "--render-zones", "3", "--validate-zones", "8",
+         "--json"],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    rows = {row["name"]: row for row in doc["rows"]}
+    kubectl = shutil.which("kubectl") is not None
+    assert set(rows) == {"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur"} | ({"deps"} if kubectl else set())
+    for name in ("lab", "mesh", "validate", *(("plugin",) if kubectl else ())):
+        row = rows[name]
+        assert row["ratio"] > 0 and row["cpu_ratio"] > 0 and row["peak_rss_mib"] > 0
+        assert isinstance(row["passed"], bool) and row["goal"]
+    assert rows["mesh"]["what"] == "render of 3 zones (6 routes)"
+    # the exit status is the verdict of every row with a goal
+    assert (proc.returncode == 0) == all(r["passed"] is not False for r in rows.values())
