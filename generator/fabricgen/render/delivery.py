@@ -22,6 +22,7 @@ Destinations come from each zone's (or cluster's) `destination`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -42,6 +43,9 @@ ARGOCD_API = "argoproj.io/v1alpha1"
 FLUX_API = "kustomize.toolkit.fluxcd.io/v1"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 LABELS = {"app.kubernetes.io/managed-by": "fabricgen"}
+# What delivery.fabricPath accepts (model/delivery.py): a directory taken from the fabric's path
+# becomes the Application's source path only in that form.
+PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*")
 
 
 def fabric_dir(plan: Plan, delivery: Delivery) -> str:
@@ -49,7 +53,8 @@ def fabric_dir(plan: Plan, delivery: Delivery) -> str:
     if delivery.fabric_path is not None:
         return delivery.fabric_path.strip("/")
     source = PurePosixPath(plan.source_name)
-    if not source.is_absolute() and ".." not in source.parts and len(source.parts) > 1:
+    if (not source.is_absolute() and ".." not in source.parts and len(source.parts) > 1
+            and PLAIN_PATH.fullmatch(source.parent.as_posix())):
         return source.parent.as_posix()
     return f"sites/{plan.site}"
 
