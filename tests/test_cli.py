@@ -111,7 +111,7 @@ def test_render_json_report_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["render", LAB, "-o", str(tmp_path), "--format", "json"]) == 3
     out, err = capsys.readouterr()
     assert out == '{\n  "errors": 0,\n  "warnings": 0,\n  "diagnostics": []\n}\n'
-    assert "added    lab/hq/backbone.yaml" in err
+    assert "added    lab/hq/stage-2/backbone.yaml" in err
     bad = tmp_path / "fabric.yaml"
     bad.write_text("apiVersion: fabricgen.io/v1alpha1\nkind: Fabric\n", encoding="utf-8")
     assert main(["render", str(bad), "-o", str(tmp_path / "out"), "--format", "json"]) == 1
@@ -191,9 +191,9 @@ def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
     assert not (tmp_path / "lab").exists()
     assert main(["render", "--all", "-o", "out", "--check"]) == 3
     err = capsys.readouterr().err
-    assert "removed  old/x.yaml" in err and "added    lab/hq/backbone.yaml" in err and "keep/" not in err
+    assert "removed  old/x.yaml" in err and "added    lab/hq/stage-2/backbone.yaml" in err and "keep/" not in err
     assert (tmp_path / "out" / "old" / "x.yaml").exists()
     assert main(["render", "--all", "-o", "out", "-q"]) == 3
     assert not (tmp_path / "out" / "old").exists()
     assert (tmp_path / "out" / "keep" / "fabric.yaml").exists()
-    assert (tmp_path / "out" / "lab" / "hq" / "backbone.yaml").exists()
+    assert (tmp_path / "out" / "lab" / "hq" / "stage-2" / "backbone.yaml").exists()

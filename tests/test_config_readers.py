@@ -213,5 +213,8 @@ def test_what_cannot_be_written_is_refused_with_a_located_error(value: str) -> N
                 "        caCertificate: /etc/ovn/ca.pem\n")
     errors = [line for line in diagnostic_lines(text, SITE_FILE) if "[FG003]" in line]
     assert len(errors) == 2, errors
-    assert errors[0].startswith(f"{SITE_FILE}:101:21: ovnDeployments[1].databases.ssl.privateKey: ")
-    assert errors[1].startswith(f"{SITE_FILE}:141:20: ovnDeployments[1].consumers[0].kubernetes.apiServer: ")
+    lines = text.splitlines()
+    key = 1 + lines.index(f'        privateKey: "/etc/ovn/{value}.pem"')
+    api = 1 + lines.index(f'        apiServer: "https://api/{value}"')
+    assert errors[0].startswith(f"{SITE_FILE}:{key}:21: ovnDeployments[1].databases.ssl.privateKey: ")
+    assert errors[1].startswith(f"{SITE_FILE}:{api}:20: ovnDeployments[1].consumers[0].kubernetes.apiServer: ")

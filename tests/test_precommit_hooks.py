@@ -147,7 +147,7 @@ def user_repo(tmp_path: Path, pinned: tuple[Path, str, Path]) -> Path:
     git(repo, "add", "-A")
     first = hook_repo.commit(repo, home)
     assert first.returncode == 1, "the first commit without rendered/ must fail"
-    assert "added    lab/hq/backbone.yaml" in first.stdout
+    assert "added    lab/hq/stage-2/backbone.yaml" in first.stdout
     git(repo, "add", "-A")
     second = hook_repo.commit(repo, home)
     assert second.returncode == 0, second.stdout
@@ -168,22 +168,22 @@ def test_readme_configuration_check_runs_in_ci(user_repo: Path, pinned: tuple[Pa
     ok = hook_repo.pre_commit(user_repo, home_of(pinned), *args)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert re.search(r"fabricgen check\.+Passed", ok.stdout)
-    backbone = user_repo / "rendered" / "lab" / "hq" / "backbone.yaml"
+    backbone = user_repo / "rendered" / "lab" / "hq" / "stage-2" / "backbone.yaml"
     backbone.write_text(backbone.read_text() + "# edited\n")
     stale = hook_repo.pre_commit(user_repo, home_of(pinned), *args)
     assert stale.returncode == 1
-    assert "changed  lab/hq/backbone.yaml" in stale.stdout
+    assert "changed  lab/hq/stage-2/backbone.yaml" in stale.stdout
     assert backbone.read_text().endswith("# edited\n"), "the check writes nothing"
 
 
 def test_hand_edit_of_rendered_output_fails(user_repo: Path, pinned: tuple[Path, str, Path]) -> None:
-    backbone = user_repo / "rendered" / "lab" / "hq" / "backbone.yaml"
+    backbone = user_repo / "rendered" / "lab" / "hq" / "stage-2" / "backbone.yaml"
     original = backbone.read_text()
     backbone.write_text(original.replace("natOutgoing: false", "natOutgoing: true"))
     git(user_repo, "add", "rendered")
     result = hook_repo.commit(user_repo, home_of(pinned))
     assert result.returncode == 1
-    assert "changed  lab/hq/backbone.yaml" in result.stdout
+    assert "changed  lab/hq/stage-2/backbone.yaml" in result.stdout
     assert backbone.read_text() == original
     assert git(user_repo, "log", "--oneline").count("\n") == 1
 
@@ -194,13 +194,13 @@ def test_output_staged_without_its_fabric_fails(user_repo: Path, pinned: tuple[P
     fabric.write_text(fabric.read_text().replace("transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25"))
     first = hook_repo.commit(user_repo, home, "-a")
     assert first.returncode == 1
-    assert "changed  lab/hq/default-vpc-routes.yaml" in first.stdout
+    assert "changed  lab/hq/stage-2/default-vpc-routes.yaml" in first.stdout
     # the advice of a failed hook, taken literally: stage the output, not the fabric
     git(user_repo, "add", "rendered")
     assert git(user_repo, "diff", "--cached", "--name-only") != ""
     second = hook_repo.commit(user_repo, home)
     assert second.returncode == 1, "output committed without the fabric change it comes from"
-    assert "changed  lab/hq/default-vpc-routes.yaml" in second.stdout
+    assert "changed  lab/hq/stage-2/default-vpc-routes.yaml" in second.stdout
     assert git(user_repo, "log", "--oneline").count("\n") == 1
     # The failed hook rendered the staged (old) fabric back into rendered/; stage the fabric
     # with it, and the next commit renders the new fabric, fails once more, then passes.
@@ -210,16 +210,16 @@ def test_output_staged_without_its_fabric_fails(user_repo: Path, pinned: tuple[P
     git(user_repo, "add", "-A")
     fourth = hook_repo.commit(user_repo, home)
     assert fourth.returncode == 0, fourth.stdout
-    assert "169.254.100.25" in git(user_repo, "show", "HEAD:rendered/lab/hq/default-vpc-routes.yaml")
+    assert "169.254.100.25" in git(user_repo, "show", "HEAD:rendered/lab/hq/stage-2/default-vpc-routes.yaml")
     assert git(user_repo, "status", "--porcelain") == ""
 
 
 def test_deleting_an_output_file_fails(user_repo: Path, pinned: tuple[Path, str, Path]) -> None:
     """A commit that only deletes passes no file name to any hook: always_run catches it."""
-    git(user_repo, "rm", "-q", "rendered/lab/hq/backbone.yaml")
+    git(user_repo, "rm", "-q", "rendered/lab/hq/stage-2/backbone.yaml")
     result = hook_repo.commit(user_repo, home_of(pinned))
     assert result.returncode == 1
-    assert "added    lab/hq/backbone.yaml" in result.stdout
+    assert "added    lab/hq/stage-2/backbone.yaml" in result.stdout
 
 
 def test_deleted_fabric_takes_its_output_along(user_repo: Path, pinned: tuple[Path, str, Path]) -> None:
@@ -227,7 +227,7 @@ def test_deleted_fabric_takes_its_output_along(user_repo: Path, pinned: tuple[Pa
     git(user_repo, "rm", "-q", LAB)
     result = hook_repo.commit(user_repo, home)
     assert result.returncode == 1
-    assert "removed  lab/hq/backbone.yaml" in result.stdout
+    assert "removed  lab/hq/stage-2/backbone.yaml" in result.stdout
     assert not (user_repo / "rendered" / "lab").exists()
     git(user_repo, "add", "-A")
     again = hook_repo.commit(user_repo, home)

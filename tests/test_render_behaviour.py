@@ -241,21 +241,21 @@ def test_symlinks_and_special_files_in_the_output_are_reported_removed_and_never
     (hq / "link-to-dir").symlink_to(outside)
     (hq / "dangling").symlink_to(tmp_path / "nowhere")
     os.mkfifo(hq / "pipe")
-    backbone = (hq / "backbone.yaml").read_bytes()
+    backbone = (hq / "stage-2" / "backbone.yaml").read_bytes()
     (outside / "backbone.yaml").write_bytes(backbone)
-    (hq / "backbone.yaml").unlink()
-    (hq / "backbone.yaml").symlink_to(outside / "backbone.yaml")  # same bytes, but not a file of ours
+    (hq / "stage-2" / "backbone.yaml").unlink()
+    (hq / "stage-2" / "backbone.yaml").symlink_to(outside / "backbone.yaml")  # same bytes, but not a file of ours
     result = _fabricgen("render", "--check", "-o", str(out), LAB, cwd=REPO)
     assert result.returncode == 3, result.stderr
     for line in ("removed  lab/hq/link-to-file (symlink)", "removed  lab/hq/link-to-dir (symlink)",
                  "removed  lab/hq/dangling (symlink)", "removed  lab/hq/pipe (FIFO)",
-                 "removed  lab/hq/backbone.yaml (symlink)", "added    lab/hq/backbone.yaml"):
+                 "removed  lab/hq/stage-2/backbone.yaml (symlink)", "added    lab/hq/stage-2/backbone.yaml"):
         assert line in result.stderr.splitlines(), result.stderr
     assert "lab/hq/link-to-dir/secret" not in result.stderr
     result = _fabricgen("render", "-o", str(out), LAB, cwd=REPO)
     assert result.returncode == 3, result.stderr
     assert [p.name for p in hq.iterdir() if p.is_symlink() or not (p.is_file() or p.is_dir())] == []
-    assert (hq / "backbone.yaml").read_bytes() == backbone
+    assert (hq / "stage-2" / "backbone.yaml").read_bytes() == backbone
     assert (outside / "secret").read_text(encoding="utf-8") == "keep me\n"
     assert (outside / "backbone.yaml").read_bytes() == backbone
     assert _fabricgen("render", "--check", "-o", str(out), LAB, cwd=REPO).returncode == 0

@@ -50,6 +50,14 @@ def diff(capsys: pytest.CaptureFixture[str], fmt: str, *extra: str) -> tuple[int
     return code, capsys.readouterr().out
 
 
+DELIVERY = "\n# How Argo CD and Flux deliver"  # the lab's delivery section, after its last zone
+
+
+def without_dr(text: str) -> str:
+    """The lab without its last zone, dr; its delivery section stays."""
+    return text[: text.index("  - name: dr")] + text[text.index(DELIVERY) + 1:]
+
+
 def cautions(out: str) -> list[str]:
     return [line[len("> **Caution** "):] for line in out.splitlines() if line.startswith("> **Caution** ")]
 
@@ -69,7 +77,7 @@ def test_removed_zone_is_kept_not_deleted_and_its_caution_explains_leaving(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = repo.read_text()
-    commit(repo, text[: text.index("  - name: dr")])
+    commit(repo, without_dr(text))
     code, out = diff(capsys, "text")
     assert code == 3
     assert "=== dr: Configuration: kube-system/kubeovn (kept)\n" in out
@@ -85,7 +93,7 @@ def test_removed_zone_is_kept_not_deleted_and_its_caution_explains_leaving(
                               "other zones (hq, ai, edge) drop their routes to dr's backbone 172.30.40.0/24.")
     assert "kept in dr's cluster (Prune=false, Delete=false)" in caution
     assert "transit" in caution and "--write" not in caution  # no request to re-read its address
-    assert "| `dr` | 3 deleted, 2 kept |" in out
+    assert "| `dr` | 6 deleted, 2 kept |" in out  # 3 objects and its 3 stage kustomizations
     assert "dr/ic-routes-dr.json, the same routes as a merge patch, is deleted too; shown once" in out
     assert "#### Vpc: ovn-cluster (kept)" in out
 
@@ -194,14 +202,15 @@ def many_zones(count: int, removed: str = "") -> str:
     if removed:
         start = text.index(f"  - name: {removed}\n")
         end = text.find("\n  - name: ", start + 1)
-        text = text[:start] + (text[end + 1:] if end != -1 else "")
+        text = text[:start] + (text[end + 1:] if end != -1 else text[text.index(DELIVERY):])
+    text, delivery = text[: text.index(DELIVERY)], text[text.index(DELIVERY):]
     for i in range(count):
         text += (f"  - name: site{i}\n    platform: kube-ovn\n    gatewayNodes: [site{i}-gw]\n"
                  f"    transitAddress: 169.254.100.{100 + i}\n    backbone:\n      cidr: 172.31.{i}.0/24\n"
                  "    vpcs:\n")
         text += "".join(f"      - name: vpc{v}\n        subnets:\n          - {{name: s{v}, cidr: 10.{v}.0.0/24}}\n"
                         for v in range(6))
-    return text
+    return text + delivery
 
 
 def test_huge_change_keeps_summary_cautions_and_table_and_cuts_only_diffs(
@@ -225,7 +234,7 @@ def test_huge_change_keeps_summary_cautions_and_table_and_cuts_only_diffs(
 def test_markdown_shows_the_head_topology_with_changes_marked(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = repo.read_text()
     text = edit(text, "transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25")
-    commit(repo, text[: text.index("  - name: dr")])
+    commit(repo, without_dr(text))
     code, out = diff(capsys, "markdown")
     assert code == 3
     assert "<summary>Topology of the head (marked: 1 changed, 2 removed)</summary>" in out
