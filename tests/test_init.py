@@ -20,8 +20,9 @@ from fabricgen import __version__
 from fabricgen.cli import main
 from fabricgen.commands.schema import schema_text
 from support import hook_repo
-from support.gitops_tree import BIN, run, tool_env
+from support.gitops_tree import BIN, load_stream, run, tool_env
 from support.hook_repo import git
+from test_k8s_schemas import crd_validator
 
 SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-actions.yaml", "ci/gitlab-ci.yml",
             "schemas/fabric.schema.json", "sites/example/fabric.yaml")
@@ -47,6 +48,35 @@ def test_init_writes_a_repository_whose_output_is_current(tmp_path: Path, monkey
     git(target, "init", "-q")
     git(target, "add", "-A")
     assert main(["render", "--all", "--check"]) == 0
+    _assert_delivery(target)
+
+
+DELIVERY = ("argocd/applications.yaml", "argocd/kustomization.yaml", "flux/gitrepository.yaml",
+            "flux/kustomization.yaml", "flux/kustomizations.yaml")
+PLACEHOLDER = "https://git.example/CHANGE-ME/fabric.git"
+
+
+def _assert_delivery(repo: Path) -> None:
+    """The sample's `delivery` section yields the Argo CD and Flux objects of both zones, valid
+    against the upstream CRDs, from the clone URL placeholder the README tells the user to edit."""
+    base = repo / "rendered" / "example" / "_delivery"
+    assert sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file()) == sorted(DELIVERY)
+    names: dict[str, set[str]] = {}
+    for tool in ("argocd", "flux"):
+        built = run(["kubectl", "kustomize", str(base / tool)], repo)  # what `kubectl apply -k` applies
+        assert built.returncode == 0, built.stderr
+        for obj in load_stream(built.stdout):
+            crd_validator(obj["apiVersion"], obj["kind"]).validate(obj)
+            names.setdefault(obj["kind"], set()).add(obj["metadata"]["name"])
+            source = obj["spec"].get("source") or obj["spec"]
+            assert source.get("repoURL", source.get("url", PLACEHOLDER)) == PLACEHOLDER
+    assert names["Application"] == {"fabric-example", "fabric-example-east", "fabric-example-west"}
+    assert names["GitRepository"] == {"fabric-example"}
+    assert {"fabric-example", "fabric-example-east-stage-0", "fabric-example-west-stage-0"} <= names["Kustomization"]
+    readme = (repo / "README.md").read_text()
+    assert "kubectl apply -k rendered/example/_delivery/argocd" in readme
+    assert "kubectl apply -k rendered/example/_delivery/flux" in readme
+    assert "delivery.repoURL" in readme and PLACEHOLDER.rsplit("/", 2)[0] in readme
 
 
 def test_init_pins_the_hooks_and_ci_to_the_given_commit(tmp_path: Path) -> None:
@@ -111,6 +141,8 @@ def _first_commit_then_edit(repo: Path, home: Path, fabricgen: Path) -> None:
     first = commit()
     assert first.returncode == 0, first.stdout
     assert "fabricgen render" in first.stdout and "Passed" in first.stdout
+    committed = git(repo, "ls-files", "rendered/example/_delivery").split()
+    assert committed == [f"rendered/example/_delivery/{name}" for name in DELIVERY]
     check = run([str(BIN / "pre-commit"), "run", "--hook-stage", "manual", "fabricgen-check", "--all-files"],
                 repo, environment)
     assert check.returncode == 0, check.stdout

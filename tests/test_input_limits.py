@@ -84,3 +84,59 @@ def test_the_krm_function_refuses_a_fifo(tmp_path: Path) -> None:
     result = fabricgen("krm", cwd=tmp_path, stdin=resource_list)
     assert result.returncode != 0
     assert "it is a FIFO (pipe), not a regular file" in result.stderr + result.stdout
+
+
+# --- the KRM function's stdin and `diff`'s base revision: the same limit -------------------
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+
+
+def padded_resource_list(size: int) -> str:
+    """A ResourceList generating the lab's hq zone, padded with one comment line to `size` bytes."""
+    head = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+            "  apiVersion: fabricgen.io/v1alpha1\n  kind: FabricGenerator\n  metadata: {name: t}\n"
+            f"  spec: {{path: {LAB}, zone: hq}}\n#")
+    return head + "x" * (size - len(head) - 1) + "\n"
+
+
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-limit", "one-byte-over"])
+def test_the_krm_function_caps_its_stdin(tmp_path: Path, extra: int) -> None:
+    text = padded_resource_list(source.MAX_BYTES + extra)
+    assert len(text.encode()) == source.MAX_BYTES + extra
+    result = fabricgen("krm", cwd=tmp_path, stdin=text)
+    assert "Traceback" not in result.stderr
+    if extra == 0:
+        assert result.returncode == 0, result.stderr
+        assert "kind: ResourceList" in result.stdout
+    else:
+        assert result.returncode == 1
+        assert result.stderr == ("fabricgen: error: <stdin>: the ResourceList is larger than 4 MiB (4194304 bytes), "
+                                 "the limit of a fabric file; give the fabric by path, or split the package\n")
+        assert result.stdout == ""
+
+
+def committed(repo: Path, *versions: bytes) -> None:
+    """A git repository whose fabric.yaml went through `versions`, one commit each."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+                       check=True, capture_output=True)
+
+    git("init", "-q")
+    for i, data in enumerate(versions):
+        (repo / "fabric.yaml").write_bytes(data)
+        git("add", "fabric.yaml")
+        git("commit", "-q", "-m", f"version {i}")
+
+
+@pytest.mark.parametrize(("base", "message"), [
+    (b"# padding\n" * (source.MAX_BYTES // 10 + 1),
+     "fabricgen: error: fabric.yaml at HEAD~1 is larger than 4 MiB (4194310 bytes; the limit is 4194304), "
+     "far more than a fabric needs; compare against a revision where it is a fabric\n"),
+    (b"# caf\xe9\n", "fabricgen: error: fabric.yaml at HEAD~1: byte 0xe9 is not UTF-8; compare against a revision "
+     "where it is a fabric\n"),
+], ids=["oversized", "not-utf-8"])
+def test_diff_caps_the_base_revision(tmp_path: Path, base: bytes, message: str) -> None:
+    committed(tmp_path, base, LAB.read_bytes())
+    result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == message

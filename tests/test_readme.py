@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -51,17 +52,23 @@ def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
 def test_quick_start_puts_fabricgen_on_path_for_the_next_section(
         tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
     """From a fresh clone and a fresh shell (no venv on PATH), the quick start's first command, then
-    the bare `fabricgen` of "What a user does" in the same shell."""
+    the bare `fabricgen` of "What a user does" in the same shell. Under umask 002, as on a shared
+    machine: the clone's files are group-writable, and the committed output is still current
+    (render compares what git compares: content and the executable bit)."""
     source, _rev, _home = fabricgen_commit
     clone = tmp_path / "fabricgen"
-    subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True)
     first = _commands(_block_after("Quick start"))[0]
     validate = _commands(_block_after("What a user does"))[0]
     assert validate.startswith("fabricgen validate ")
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
            **{k: v for k, v in os.environ.items() if k.startswith("PIP_")}}
-    script = f"umask 022\n{first}\necho \"render exit $?\"\ncommand -v fabricgen\n{validate}\n"
-    done = subprocess.run(["bash", "-c", script], cwd=clone, env=env, capture_output=True, text=True, check=False)
+    script = (f"umask 002\ngit clone -q {shlex.quote(str(source))} {shlex.quote(str(clone))}\n"
+              f"cd {shlex.quote(str(clone))}\n{first}\necho \"render exit $?\"\ncommand -v fabricgen\n"
+              "fabricgen render --check sites/*/fabric.yaml\necho \"check exit $?\"\n"
+              f"stat -c %a sites/lab/fabric.yaml\n{validate}\n")
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines() == ["render exit 0", str(clone / ".venv" / "bin" / "fabricgen")]
+    assert done.stdout.splitlines() == ["render exit 0", str(clone / ".venv" / "bin" / "fabricgen"),
+                                        "check exit 0", "664"]
     assert "fabricgen: 1 fabric(s) valid" in done.stderr

@@ -232,6 +232,8 @@ SHRUNK_ROUTES = edited(FABRIC, ("""  - name: branch
     backbone:
       cidr: 172.30.20.0/24
 """, ""))
+DC_JOIN = "    interconnect:\n      transitAddress: 169.254.100.200\n"
+PLATFORM_ROUTER = (DC_JOIN, DC_JOIN + "      createRouter: false\n")  # the router is the platform's
 
 
 def ic_env(sandbox: Sandbox) -> dict[str, str]:
@@ -250,13 +252,14 @@ def test_ic_script_leaves_an_operators_route_alone(scripts: Path, hop: str) -> N
         sandbox.start_az("dc")
         sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
         env = ic_env(sandbox)
-        # The operator's route to the branch backbone, which the fabric also routes.
+        # The platform's router with the operator's route to the branch backbone, which the
+        # fabric also routes.
         sandbox.nb("dc", "lr-add", ROUTER)
         sandbox.nb("dc", "lr-route-add", ROUTER, "172.30.20.0/24", hop)
         theirs = rows(env, "Logical_Router_Static_Route", "ip_prefix", "nexthop")[("172.30.20.0/24", hop)]
         before = nb_dump(sandbox)
 
-        refused = sh(controller_script(FABRIC, IC, scripts), env)
+        refused = sh(controller_script(edited(FABRIC, PLATFORM_ROUTER), IC, scripts), env)
         assert refused.returncode == 1, refused.stderr + refused.stdout
         assert (f"route 172.30.20.0/24 via {hop} on router {ROUTER} exists and is not fabricgen's "
                 f"({OWNER_KEY}: none); left alone, and fabricgen's route 172.30.20.0/24 via 169.254.100.24 "
@@ -264,7 +267,7 @@ def test_ic_script_leaves_an_operators_route_alone(scripts: Path, hop: str) -> N
         assert nb_dump(sandbox) == before, "a refused run changed the database"
 
         # Without the branch zone the script runs, and the operator's route is the same row.
-        later = sh(controller_script(SHRUNK_ROUTES, IC, scripts), env)
+        later = sh(controller_script(edited(SHRUNK_ROUTES, PLATFORM_ROUTER), IC, scripts), env)
         assert later.returncode == 0, later.stderr + later.stdout
         after = rows(env, "Logical_Router_Static_Route", "ip_prefix", "nexthop")
         assert after[("172.30.20.0/24", hop)] == theirs
@@ -294,6 +297,63 @@ def test_ic_script_leaves_an_operators_transit_ports_alone(scripts: Path, which:
         assert f"{what} exists and is not fabricgen's ({OWNER_KEY}: none); left alone" in refused.stderr
         assert nb_dump(sandbox) == before, "a refused run changed the database"
         assert rows(env, table, "name")[(name,)] == theirs
+
+
+@needs_ovn_ic
+@pytest.mark.parametrize("marker", [None, "ic/other"], ids=["unmarked", "other-owner"])
+def test_ic_script_refuses_a_same_name_router_it_did_not_create(scripts: Path, marker: str | None) -> None:
+    """createRouter: true means the router is fabricgen's: one of the same name that the script
+    did not create (or another script's) is reported and nothing is changed."""
+    with Sandbox.running([]) as sandbox:
+        sandbox.start_az("dc", az_name="dc")
+        sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
+        env = ic_env(sandbox)
+        sandbox.nb("dc", "lr-add", ROUTER)
+        if marker is not None:
+            sandbox.nb("dc", "set", "Logical_Router", ROUTER, f'external_ids:{OWNER_KEY}="{marker}"')
+        theirs = rows(env, "Logical_Router", "name")[(ROUTER,)]
+        before = nb_dump(sandbox)
+
+        refused = sh(controller_script(FABRIC, IC, scripts), env)
+        assert refused.returncode == 1, refused.stderr + refused.stdout
+        assert (f"router {ROUTER} exists and is not fabricgen's ({OWNER_KEY}: {marker or 'none'}); left alone"
+                in refused.stderr)
+        assert "1 row(s) in the way are not fabricgen's; nothing changed" in refused.stderr
+        assert nb_dump(sandbox) == before, "a refused run changed the database"
+        assert rows(env, "Logical_Router", "name")[(ROUTER,)] == theirs
+        assert rows(env, "Logical_Router_Port", "name") == {}
+
+
+@needs_ovn_ic
+def test_ic_script_marks_the_router_it_creates_and_uses_a_platform_router_unmarked(scripts: Path) -> None:
+    with Sandbox.running([]) as sandbox:
+        sandbox.start_az("dc", az_name="dc")
+        sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
+        env = ic_env(sandbox)
+        first = sh(controller_script(FABRIC, IC, scripts), env)
+        assert first.returncode == 0, first.stderr + first.stdout
+        created = rows(env, "Logical_Router", "name")[(ROUTER,)]
+        assert created.owner == "ic/dc"
+        again = sh(controller_script(FABRIC, IC, scripts), env)
+        assert again.returncode == 0, again.stderr + again.stdout
+        assert rows(env, "Logical_Router", "name")[(ROUTER,)] == created
+
+    with Sandbox.running([]) as sandbox:  # createRouter: false: the platform's router stays unmarked
+        sandbox.start_az("dc", az_name="dc")
+        sandbox.add_gateway_chassis("dc", "gw1", IPv4Address("127.0.0.20"))
+        env = ic_env(sandbox)
+        platform = edited(FABRIC, PLATFORM_ROUTER)
+        missing_router = sh(controller_script(platform, IC, scripts), env)
+        assert missing_router.returncode == 1
+        assert f"router {ROUTER} does not exist; its platform creates it (createRouter: false)" \
+            in missing_router.stderr
+        sandbox.nb("dc", "lr-add", ROUTER)
+        theirs = rows(env, "Logical_Router", "name")[(ROUTER,)]
+        joined = sh(controller_script(platform, IC, scripts), env)
+        assert joined.returncode == 0, joined.stderr + joined.stdout
+        assert rows(env, "Logical_Router", "name")[(ROUTER,)] == theirs
+        assert theirs.owner == ""
+        assert rows(env, "Logical_Router_Port", "name")[("dc-ts",)].owner == "ic/dc"
 
 
 # --- databases that do not answer -----------------------------------------------------------

@@ -282,12 +282,10 @@ def test_ic_script_prunes_routes_and_ports_it_no_longer_yields(tmp_path: Path) -
         def nb(*args: str) -> str:
             return sandbox.nb("dc", *args)
 
-        # An operator's route to a prefix the fabric does not route.
-        nb("lr-add", ROUTER)
-        nb("lr-route-add", ROUTER, *FOREIGN)
-
         first = sh(controller_script(FABRIC, "configure-ovn-ic.sh", scripts), env)
         assert first.returncode == 0, first.stderr + first.stdout
+        # An operator's route on fabricgen's router to a prefix the fabric does not route.
+        nb("lr-route-add", ROUTER, *FOREIGN)
         mine = {("172.30.10.0/24", "169.254.100.23"), ("172.30.20.0/24", "169.254.100.24"),
                 ("10.101.0.0/16", "169.254.100.201"), ("10.102.0.5", "169.254.100.201")}
         # Then one to the prefix of a route fabricgen is about to drop, sharing it (ECMP).

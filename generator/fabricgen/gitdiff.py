@@ -6,10 +6,15 @@ from pathlib import Path
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
+from fabricgen.source import MAX_BYTES
 
 
 class GitError(FabricgenError):
     """The repository or revision cannot be read."""
+
+
+class BlobTooLargeError(GitError):
+    """The file at the revision is larger than a fabric file may be (source.MAX_BYTES)."""
 
 
 class UnknownRevisionError(GitError):
@@ -37,5 +42,13 @@ def read_at(path: Path, revision: str) -> str | None:
         blob = commit.tree / rel
     except KeyError:
         return None
+    if blob.size > MAX_BYTES:
+        raise BlobTooLargeError(f"{rel} at {revision} is larger than {MAX_BYTES // (1024 * 1024)} MiB "
+                                f"({blob.size} bytes; the limit is {MAX_BYTES}), far more than a fabric needs; "
+                                "compare against a revision where it is a fabric")
     data: bytes = blob.data_stream.read()
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GitError(f"{rel} at {revision}: byte 0x{data[exc.start]:02x} is not UTF-8; "
+                       "compare against a revision where it is a fabric") from exc

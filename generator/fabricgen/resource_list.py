@@ -13,11 +13,12 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import FabricgenError
 from fabricgen.roundtrip_yaml import round_trip
+from fabricgen.source import MAX_BYTES
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH = "internal.config.kubernetes.io/path"
@@ -37,6 +38,23 @@ class ResourceList:
     items: list[Any]
     function_config: Any
     results: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_input(stdin: TextIO) -> str:
+    """The text on stdin, refused past MAX_BYTES, the limit of a fabric file: the
+    ResourceList carries the inline fabric, and a package that large is not one
+    fabricgen generates into. Read as bytes where the stream has them, so the limit is
+    the same count of bytes."""
+    binary = getattr(stdin, "buffer", None)
+    data = binary.read(MAX_BYTES + 1) if binary is not None else stdin.read(MAX_BYTES + 1).encode()
+    if len(data) > MAX_BYTES:
+        raise ResourceListError(f"<stdin>: the ResourceList is larger than {MAX_BYTES // (1024 * 1024)} MiB "
+                                f"({MAX_BYTES} bytes), the limit of a fabric file; give the fabric by path, "
+                                "or split the package")
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResourceListError(f"<stdin>: byte 0x{data[exc.start]:02x} is not UTF-8") from exc
 
 
 def read(text: str) -> ResourceList:

@@ -21,7 +21,7 @@ from fabricgen.errors import FabricgenError, InvalidFabricError
 
 
 def run(*, stdin: TextIO) -> int:
-    resources = rl.read(stdin.read())
+    resources = rl.read(rl.read_input(stdin))
     config: fg.GeneratorConfig | None = None
     generated: list[dict[str, Any]] = []
     code = 0

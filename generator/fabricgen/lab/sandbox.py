@@ -60,9 +60,20 @@ _SOCKET_PATH_MAX = 107
 T = TypeVar("T")
 
 
+# Debian installs ovsdb-server in /usr/sbin, which is not on a normal user's PATH.
+SYSTEM_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+
+
+def program_path() -> str:
+    """Where the lab looks for the OVN programs: PATH, then the system directories it lacks."""
+    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
+    return os.pathsep.join([*dirs, *(d for d in SYSTEM_DIRS if d not in dirs)])
+
+
 def missing_prerequisites() -> list[str]:
     """What is missing to run a sandbox here (empty when it can run)."""
-    missing = [b for b in BINARIES if shutil.which(b) is None]
+    search = program_path()
+    missing = [b for b in BINARIES if shutil.which(b, path=search) is None]
     missing += [str(SCHEMA_DIR / s) for s in SCHEMAS if not (SCHEMA_DIR / s).is_file()]
     return missing
 
@@ -155,7 +166,7 @@ class Sandbox:
 
     def env(self) -> dict[str, str]:
         """Environment for OVN tools: every default run/log/db directory inside the work dir."""
-        env = dict(os.environ)
+        env = {**os.environ, "PATH": program_path()}
         for var in ("OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVN_RUNDIR", "OVN_LOGDIR", "OVN_DBDIR"):
             env[var] = str(self.workdir)
         for var in ("OVN_NB_DB", "OVN_SB_DB", "OVN_IC_NB_DB", "OVN_IC_SB_DB", "OVN_NB_DAEMON"):

@@ -21,8 +21,9 @@ class DeploymentInterconnect(Section):
     router: Label = "ic-router"
     """Logical router attached to the transit switch (port `<az>-<ts>`)."""
     create_router: bool = True
-    """fabricgen owns the router and creates it (`--may-exist`). Set false for a router a
-    platform owns (e.g. Neutron's `neutron-<uuid>`): the script then only checks it exists."""
+    """fabricgen owns the router: the script creates it marked as its own and refuses a router
+    of the same name that it did not create. Set false for a router a platform owns (e.g.
+    Neutron's `neutron-<uuid>`): the script then only checks it exists."""
     transit_address: Address
     """This AZ's router port address on the transit switch. Set by hand, so it must lie in the
     upper half of the transit subnet (.128-.254 of a /24): Kube-OVN picks its zones' addresses

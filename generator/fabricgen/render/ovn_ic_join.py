@@ -5,10 +5,12 @@
   transit switch port `<ts>-<az>` of type router, the gateway chassis in priority
   order and, with explicit routing, static routes to every other AZ through its
   transit address. Everything is compared before it is written, so a second run
-  changes nothing. The ports and routes are marked `fabricgen-owner=ic/<deployment>`;
-  marked ones that the fabric no longer yields are deleted. A same-name port or a
-  route to the same prefix without the marker stops the script before any change,
-  as does one of the four databases not answering. Honours OVN_NB_DB, OVN_SB_DB,
+  changes nothing. The ports, routes and (createRouter: true) the router it creates are
+  marked `fabricgen-owner=ic/<deployment>`; marked ports and routes that the fabric no
+  longer yields are deleted, routers never. A same-name port, a route to the same prefix
+  or (createRouter: true) a same-name router without the marker stops the script before
+  any change, as does one of the four databases not answering. With createRouter: false
+  the platform's router must exist and is left unmarked. Honours OVN_NB_DB, OVN_SB_DB,
   OVN_IC_NB_DB and OVN_IC_SB_DB.
 - `ovn-ic.service.d/10-fabricgen.conf`: the systemd drop-in that starts ovn-ic
   against the deployment's NB/SB and the fabric's IC database.

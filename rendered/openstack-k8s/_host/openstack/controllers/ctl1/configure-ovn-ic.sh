@@ -7,12 +7,12 @@
 # openstack-ts (169.254.100.200/24) and adds 1 static route(s) to the other AZs.
 # Run on controller ctl1 (or any member: the databases are shared) once ovn-ic runs
 # with the settings in ovn-ic.service.d/ beside this script. Safe to run any number of
-# times: every setting is compared before it is written. The ports and static routes get
-# external_ids:fabricgen-owner=ic/openstack; marked ones that the fabric no longer
-# yields are deleted. Rows without that marker (the router's other routes, ports of other
-# platforms, routes ovn-ic learns) are never adopted, changed or deleted: a port of the same
-# name or a route to the same prefix that is not this script's is reported and the script
-# stops before changing anything, with exit status 1. So does a database that does not answer.
+# times: every setting is compared before it is written. The ports and static routes# and the router it creates get external_ids:fabricgen-owner=ic/openstack; marked ports and
+# routes that the fabric no longer yields are deleted (routers never are). Rows without that
+# marker (the router's other routes, ports of other platforms, routes ovn-ic learns) are never
+# adopted, changed or deleted: a port of the same name, a route to the same prefix or a
+# router of the same name that is not this script's is reported and the script stops
+# before changing anything, with exit status 1. So does a database that does not answer.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets); OVN_IC_NB_DB and OVN_IC_SB_DB other IC databases
 # (default: the fabric's IC database members).
@@ -140,6 +140,7 @@ fi
 
 # Rows in the way that are not this script's: nothing is changed while there are any.
 router_uuid=$(nbctl --bare --columns=_uuid find Logical_Router "name=\"$router\"")
+check_free Logical_Router "router $router" "name=\"$router\""
 check_free Logical_Router_Port "router port $lrp" "name=\"$lrp\""
 check_free Logical_Switch_Port "switch port $lsp" "name=\"$lsp\""
 check_route 10.128.0.0/14 169.254.100.201
@@ -158,7 +159,10 @@ for key in ic-route-adv ic-route-learn; do
     [ -z "$(nb_option "$key")" ] || nbctl remove NB_Global . options "$key"
 done
 
-nbctl --may-exist lr-add "$router"
+# The router is this script's (the check above stopped at one of others): created marked.
+if [ -z "$router_uuid" ]; then
+    nbctl create Logical_Router "name=\"$router\"" "external_ids:$owner_key=\"$owner\"" >/dev/null
+fi
 if [ "$(nbctl --bare --columns=mac,networks find Logical_Router_Port "name=\"$lrp\"")" != "$(printf '%s\n%s' "$mac" "$network")" ]; then
     nbctl --if-exists lrp-del "$lrp"
     nbctl lrp-add "$router" "$lrp" "$mac" "$network"
