@@ -11,9 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fabricgen import report, topology
+from fabricgen import report
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import load
+from fabricgen.review import topology
 
 GRAPHVIZ_INSTALL = "apt-get install graphviz"
 
