@@ -178,3 +178,10 @@ def build(path: Path, output_root: Path | None = None) -> Build:
     fabric, source, warnings = load(path)
     result = render(fabric, provenance_name(source, output_root))
     return Build(result.plan, result.files, result.manifests, tuple(warnings))
+
+
+def build_all(paths: Iterable[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
+    """Validate and render every fabric; all problems of all fabrics are collected."""
+    loaded, found = load_all(paths)
+    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+

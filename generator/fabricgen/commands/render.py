@@ -15,15 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fabricgen import exit_codes, report
-from fabricgen.diagnostics import Diagnostic
 from fabricgen.output import emit
-from fabricgen.pipeline import Build, load_all, provenance_name, render
-
-
-def build_all(paths: Sequence[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
-    """Validate and render every fabric; all problems of all fabrics are collected."""
-    loaded, found = load_all(paths)
-    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+from fabricgen.pipeline import build_all
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,

@@ -1,4 +1,4 @@
-"""The fabric as a picture: Mermaid (renders in GitHub and GitLab comments) and Graphviz DOT.
+"""The fabric as a picture: Mermaid (renders in GitHub and GitLab comments), Graphviz DOT and SVG.
 
 One topology is derived from the validated model: the transit switch with each AZ's
 address on it, the IC database and its raft members, per zone its `ovn-cluster` router
@@ -15,9 +15,12 @@ carries markup); DOT strings are quoted with `\\` and `"` escaped.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from fabricgen.errors import FabricgenError
 from fabricgen.model import Fabric
 
 ADDED, CHANGED, REMOVED = "added", "changed", "removed"
@@ -208,3 +211,19 @@ def legend(marked: dict[str, str]) -> Iterator[str]:
         n = sum(m == kind for m in marked.values())
         if n:
             yield f"{n} {kind}"
+
+
+GRAPHVIZ_INSTALL = "apt-get install graphviz"  # `svg` lays DOT out with Graphviz `dot`
+
+
+def svg(dot_text: str) -> str:
+    """DOT laid out as SVG by Graphviz `dot`."""
+    program = shutil.which("dot")
+    if program is None:
+        raise FabricgenError(f"--format svg needs Graphviz `dot`; install it ({GRAPHVIZ_INSTALL}) "
+                             "or use --format dot")
+    proc = subprocess.run([program, "-Tsvg"], input=dot_text, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise FabricgenError(f"Graphviz dot exited {proc.returncode}: {proc.stderr.strip()}")
+    return proc.stdout
+
