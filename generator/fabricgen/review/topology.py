@@ -213,7 +213,7 @@ def legend(marked: dict[str, str]) -> Iterator[str]:
             yield f"{n} {kind}"
 
 
-GRAPHVIZ_INSTALL = "apt-get install graphviz"  # `svg` lays DOT out with Graphviz `dot`
+GRAPHVIZ_INSTALL = "apt-get install graphviz"
 
 
 def svg(dot_text: str) -> str:
