@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "generator"))
-    from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+    from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 
     if missing_prerequisites():
         sys.stderr.write(f"verify_lab: the OVN programs are missing; {INSTALL_COMMAND}\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen import emit
 from fabricgen.errors import InvalidFabricError
+from fabricgen.output import emit
 from fabricgen.pipeline import Build, load_text, render
 from fabricgen.report import text_line
 

@@ -2,7 +2,7 @@
 
 A replay of the two GitOps tools' apply order against a model of what the target cluster
 admits. Both are written from the upstream code, not from fabricgen's dependency model
-(`fabricgen.apply_order`), which they check:
+(`fabricgen.plan.apply_order`), which they check:
 
 Apply order
 - Argo CD, argoproj/gitops-engine `pkg/sync/sync_tasks.go` (`syncTasks.Less`: phase, then
@@ -423,7 +423,7 @@ def test_macvlan_external_network_is_denied_by_suse_virtualization() -> None:
 
 def test_stages_of_the_kinds() -> None:
     """The table in the README, section "Apply order"."""
-    from fabricgen.apply_order import role_stage
+    from fabricgen.plan.apply_order import role_stage
 
     assert {kind: role_stage(kind, None) for kind in ("Configuration", "NetworkAttachmentDefinition", "Vpc",
                                                       "ProviderNetwork", "Deployment", "Service", "Endpoints")} \
@@ -449,7 +449,7 @@ def test_render_refuses_an_order_that_breaks_a_dependency() -> None:
 
 
 def test_an_unknown_kind_is_refused() -> None:
-    from fabricgen.apply_order import stage_of
+    from fabricgen.plan.apply_order import stage_of
 
     with pytest.raises(ValueError, match="does not know"):
         stage_of({"kind": "Secret", "metadata": {"name": "x"}})

@@ -10,7 +10,7 @@ from conftest import REPO
 from fabricgen import __version__
 from fabricgen.cli import main
 from fabricgen.render import RENDERERS
-from fabricgen.rules import catalogue
+from fabricgen.validation.rules import catalogue
 
 LAB = "sites/lab/fabric.yaml"
 

@@ -22,7 +22,7 @@ from oslo_config import cfg as oslo_cfg  # a test dependency (pyproject.toml, ex
 
 from conftest import REPO, SITES, build_file, build_text, diagnostic_lines, edit
 from fabricgen.pipeline import Build
-from fabricgen.templating import gcfg_value, oslo_value
+from fabricgen.render.templating import gcfg_value, oslo_value
 
 SAMPLE = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 SITE_FILE = "sites/openstack-k8s/fabric.yaml"

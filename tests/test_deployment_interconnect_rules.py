@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from conftest import build_text, diagnostic_lines, edit
-from fabricgen.join_plan import transit_mac
+from fabricgen.plan.joins import transit_mac
 
 NAME = "sites/t/fabric.yaml"
 
@@ -240,7 +240,7 @@ def test_diagnostic(text: str, expected: list[str]) -> None:
 
 
 def test_every_fg7xx_code_has_a_case() -> None:
-    from fabricgen.rules import catalogue
+    from fabricgen.validation.rules import catalogue
 
     codes = {code for code, _n, _s in catalogue() if code.startswith("FG7")}
     covered = {str(p.id).split("-")[0] for p in CASES}

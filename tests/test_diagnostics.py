@@ -16,7 +16,7 @@ import pytest
 from conftest import diagnostic_lines, edit
 from fabricgen import report
 from fabricgen.cli import main
-from fabricgen.rules import catalogue
+from fabricgen.validation.rules import catalogue
 
 NAME = "sites/t/fabric.yaml"
 

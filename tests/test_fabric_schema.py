@@ -13,7 +13,7 @@ from ruamel.yaml import YAML
 
 from conftest import REPO, SITES
 from fabricgen.cli import main
-from fabricgen.commands.schema import schema_text
+from fabricgen.model.schema import schema_text
 
 SCHEMA_FILE = REPO / "schemas" / "fabric.schema.json"
 FABRICS = [*SITES, *sorted((REPO / "tests" / "golden").glob("*/fabric.yaml"))]

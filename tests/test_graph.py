@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SITES, build_file
-from fabricgen import topology
+from fabricgen.review import topology
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 STACK = REPO / "sites" / "openstack-k8s" / "fabric.yaml"

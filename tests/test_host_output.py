@@ -17,8 +17,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import SITES, build_file
-from fabricgen.deployment_plan import OWNER_KEY, Chassis, chassis
 from fabricgen.pipeline import Build
+from fabricgen.plan.deployments import OWNER_KEY, Chassis, chassis
 from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, OvsdbServers, missing
 
 PLATFORM_SITES = [s for s in SITES if "ovnDeployments:" in s.read_text(encoding="utf-8")]
@@ -292,9 +292,9 @@ _REFUSED_HOSTS = {
 
 
 def _netplan(tmp_path: Path, host: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    from fabricgen.manifest_yaml import dump
     from fabricgen.model.hosts import Host
     from fabricgen.render.host_netplan import network
+    from fabricgen.serialise.manifest_yaml import dump
 
     etc = tmp_path / "etc" / "netplan"
     etc.mkdir(parents=True)

@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 from conftest import tree
 from fabricgen import __version__
 from fabricgen.cli import main
-from fabricgen.commands.schema import schema_text
+from fabricgen.model.schema import schema_text
 from support import hook_repo
 from support.gitops_tree import BIN, load_stream, run, tool_env
 from support.hook_repo import git

@@ -25,9 +25,9 @@ from ruamel.yaml import YAML
 from conftest import REPO, build_text, tree
 from fabricgen.cli import main
 from fabricgen.errors import InvalidFabricError
-from fabricgen.manifest_yaml import dump, dump_all
 from fabricgen.pipeline import safe_path
-from fabricgen.templating import shquote
+from fabricgen.render.templating import shquote
+from fabricgen.serialise.manifest_yaml import dump, dump_all
 
 SETTINGS = settings(max_examples=250, derandomize=True, database=None, deadline=None)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from fabricgen import source
 from fabricgen.cli import main
+from fabricgen.source import reader as source
 
 MEMORY_LIMIT = 1 << 30  # a reader that slurps /dev/zero dies here instead of taking the machine
 

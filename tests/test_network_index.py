@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabricgen.model import Fabric
-from fabricgen.network_index import NetworkIndex
-from fabricgen.rules import addressing, deployment_interconnect, routing, tenancy
+from fabricgen.validation.network_index import NetworkIndex
+from fabricgen.validation.rules import addressing, deployment_interconnect, routing, tenancy
 
 # A small space, so that random networks often nest, repeat and overlap.
 networks = st.builds(

@@ -20,11 +20,11 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen import icsb_show
-from fabricgen.join_plan import transit_mac as az_mac
-from fabricgen.lab import kubeovn as kubeovn_nb
-from fabricgen.lab.sandbox import Sandbox, ZoneSpec, missing_prerequisites, poll, run, transit_mac
+from fabricgen.live_state import icsb_show
+from fabricgen.live_state.lab import kubeovn as kubeovn_nb
+from fabricgen.live_state.lab.sandbox import Sandbox, ZoneSpec, missing_prerequisites, poll, run, transit_mac
 from fabricgen.pipeline import Build
+from fabricgen.plan.joins import transit_mac as az_mac
 from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage
 
 _MISSING = missing_prerequisites()

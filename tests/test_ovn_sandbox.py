@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen import icsb_show
-from fabricgen.lab import kubeovn as kubeovn_nb
-from fabricgen.lab.sandbox import (
+from fabricgen.live_state import icsb_show
+from fabricgen.live_state.lab import kubeovn as kubeovn_nb
+from fabricgen.live_state.lab.sandbox import (
     ROUTER,
     Sandbox,
     ZoneSpec,

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from fabricgen.pipeline import Build, build
-from fabricgen.provenance import printable, source_name
+from fabricgen.source.provenance import printable, source_name
 
 ROOT = Path(__file__).resolve().parents[1]
 SITES = sorted((ROOT / "sites").glob("*/fabric.yaml"))

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, tree
-from fabricgen import emit
 from fabricgen.cli import main
+from fabricgen.output import emit
 
 LAB = "sites/lab/fabric.yaml"
 TENANTS = "tests/golden/tenant-peering/fabric.yaml"

@@ -15,8 +15,8 @@ import pytest
 
 from conftest import edit
 from fabricgen.cli import main
-from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
-from fabricgen.review import COMMENT_LIMIT
+from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.review.semantic_diff import COMMENT_LIMIT
 
 LAB = Path(__file__).resolve().parents[1] / "sites" / "lab" / "fabric.yaml"
 ACTOR = git.Actor("t", "t@example.invalid")

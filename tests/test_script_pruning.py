@@ -23,9 +23,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import build_text
-from fabricgen.deployment_plan import OWNER_KEY
-from fabricgen.lab.sandbox import Sandbox, missing_prerequisites, poll
+from fabricgen.live_state.lab.sandbox import Sandbox, missing_prerequisites, poll
 from fabricgen.pipeline import Build
+from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
 
 SITE_FILE = "sites/pruned/fabric.yaml"

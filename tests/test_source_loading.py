@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabricgen.roundtrip_yaml import round_trip
-from fabricgen.source import _load_without_comments, parse
+from fabricgen.serialise.roundtrip_yaml import round_trip
+from fabricgen.source.reader import _load_without_comments, parse
 from test_robustness import SAMPLES, YAMLISH, spliced_fabric
 
 COMMENTED = """\

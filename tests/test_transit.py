@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from fabricgen import icsb_show
 from fabricgen.cli import main
-from fabricgen.source_write import EditError, set_scalars
+from fabricgen.live_state import icsb_show
+from fabricgen.source.writer import EditError, set_scalars
 
 DATA = REPO / "tests" / "data" / "icsb_show"
 THREE_AZ = DATA / "three-az.txt"

@@ -1,6 +1,6 @@
 """`fabricgen verify` against real OVN (the Debian OVN 23.03 packages).
 
-The lab (`fabricgen.lab`) is built from the rendered objects and scripts; these tests
+The lab (`fabricgen.live_state.lab`) is built from the rendered objects and scripts; these tests
 check that every sample is delivered, and that a lab built from broken output (a
 stale transit address from `--actual`, a route or an allow policy removed, a next hop
 pointing at another zone) fails and names the pairs and where their packets went.
@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 
 from conftest import REPO, SITES, build_file, build_text, rel
-from fabricgen import exit_codes, icsb_show
-from fabricgen.lab import kubeovn, proof
-from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen import exit_codes
+from fabricgen.live_state import icsb_show
+from fabricgen.live_state.lab import kubeovn, proof
+from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.pipeline import Build
 
 _MISSING = missing_prerequisites()
@@ -304,7 +305,7 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
 def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
     from ipaddress import IPv4Network
 
-    from fabricgen.commands import verify
+    from fabricgen.live_state import verification as verify
 
     endpoints = [proof.Endpoint(f"z{i}", IPv4Network(f"172.31.{i}.0/24"), f"z{i}") for i in range(20)]
     pairs = tuple(proof.Pair(a, b, proof.DELIVERED if a.az != "z0" else proof.DROPPED, "x")

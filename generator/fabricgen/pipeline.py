@@ -1,6 +1,6 @@
 """load -> validate -> plan -> render: a fabric file in, the output tree (in memory) out.
 
-Nothing here writes to disk; `fabricgen.emit` does. The CLI, the Argo CD plugin
+Nothing here writes to disk; `fabricgen.output.emit` does. The CLI, the Argo CD plugin
 and the KRM function all go through `build`, so every path produces the same
 objects.
 """
@@ -12,16 +12,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from fabricgen import apply_order, provenance
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import InvalidFabricError
-from fabricgen.manifest_yaml import dump_all
 from fabricgen.model import Fabric
-from fabricgen.plan import Plan, build_plan
+from fabricgen.plan import apply_order
+from fabricgen.plan.zones import Plan, build_plan
 from fabricgen.render import RENDERERS, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
-from fabricgen.source import Source, parse, read
+from fabricgen.serialise.manifest_yaml import dump_all
+from fabricgen.source import provenance
+from fabricgen.source.reader import Source, parse, read
 
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -49,7 +50,7 @@ class Build:
 
 
 def check(source: Source | None, diagnostics: list[Diagnostic]) -> tuple[Fabric, Source, list[Diagnostic]]:
-    from fabricgen.validation import validate
+    from fabricgen.validation.validator import validate
 
     if source is None:
         raise InvalidFabricError(diagnostics)
@@ -102,7 +103,7 @@ def safe_path(path: PurePosixPath) -> PurePosixPath:
 
 def staged(manifest: Manifest) -> list[Manifest]:
     """A renderer's file split by apply stage into `stage-<n>/<filename>`, each object
-    carrying its stage as its Argo CD sync wave (`fabricgen.apply_order`)."""
+    carrying its stage as its Argo CD sync wave (`fabricgen.plan.apply_order`)."""
     by_stage: dict[int, list[KubeObject]] = {}
     for obj in manifest.objects:
         stage = apply_order.stage_of(obj)
@@ -169,7 +170,7 @@ def render(fabric: Fabric, source_name: str) -> Build:
 
 
 def provenance_name(source: Source, output_root: Path | None = None) -> str:
-    """The fabric's name in generated files: see `fabricgen.provenance`."""
+    """The fabric's name in generated files: see `fabricgen.source.provenance`."""
     return source.name if source.path is None else provenance.source_name(source.path, output_root)
 
 
@@ -177,3 +178,10 @@ def build(path: Path, output_root: Path | None = None) -> Build:
     fabric, source, warnings = load(path)
     result = render(fabric, provenance_name(source, output_root))
     return Build(result.plan, result.files, result.manifests, tuple(warnings))
+
+
+def build_all(paths: Iterable[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
+    """Validate and render every fabric; all problems of all fabrics are collected."""
+    loaded, found = load_all(paths)
+    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+

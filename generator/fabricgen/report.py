@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 
 from fabricgen.diagnostics import Diagnostic
-from fabricgen.provenance import printable
+from fabricgen.source.provenance import printable
 
 FORMATS = ("auto", "text", "json", "github")
 

@@ -4,7 +4,7 @@ Prints one zone's Kubernetes objects as a single YAML stream on stdout and
 nothing else; messages go to stderr, short and located, because Argo CD shows
 them in the UI. It reads the fabric and writes nothing, needs neither git nor
 the network, and so is safe to run many times at once. See
-`fabricgen.argocd_plugin` for how the zone and the fabric are chosen.
+`fabricgen.delivery.argocd_plugin` for how the zone and the fabric are chosen.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from fabricgen import argocd_plugin, exit_codes, report
+from fabricgen import exit_codes, report
+from fabricgen.delivery import argocd_plugin
+from fabricgen.delivery.zone_selection import pick_zone, zone_objects
 from fabricgen.errors import InvalidFabricError
-from fabricgen.manifest_yaml import dump_all
 from fabricgen.pipeline import load_text, render
-from fabricgen.source import read_text
-from fabricgen.zone_output import pick_zone, zone_objects
+from fabricgen.serialise.manifest_yaml import dump_all
+from fabricgen.source.reader import read_text
 
 MAX_ERRORS_SHOWN = 10
 ZONE_HINT = "set the plugin parameter 'zone' (PARAM_ZONE) or env ZONE (ARGOCD_ENV_ZONE)"

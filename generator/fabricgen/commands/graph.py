@@ -6,28 +6,12 @@ input; SVG is DOT laid out by Graphviz `dot` (which must be installed).
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-from fabricgen import report, topology
-from fabricgen.errors import FabricgenError
+from fabricgen import report
 from fabricgen.pipeline import load
-
-GRAPHVIZ_INSTALL = "apt-get install graphviz"
-
-
-def svg(dot_text: str) -> str:
-    """DOT laid out as SVG by Graphviz `dot`."""
-    program = shutil.which("dot")
-    if program is None:
-        raise FabricgenError(f"--format svg needs Graphviz `dot`; install it ({GRAPHVIZ_INSTALL}) "
-                             "or use --format dot")
-    proc = subprocess.run([program, "-Tsvg"], input=dot_text, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise FabricgenError(f"Graphviz dot exited {proc.returncode}: {proc.stderr.strip()}")
-    return proc.stdout
+from fabricgen.review import topology
 
 
 def run(*, fabric: Path, fmt: str) -> int:
@@ -40,5 +24,5 @@ def run(*, fabric: Path, fmt: str) -> int:
     elif fmt == "dot":
         sys.stdout.write(topology.dot(picture))
     else:
-        sys.stdout.write(svg(topology.dot(picture)))
+        sys.stdout.write(topology.svg(topology.dot(picture)))
     return 0

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from fabricgen import fabric_generator as fg
 from fabricgen import report
-from fabricgen import resource_list as rl
+from fabricgen.delivery import krm_function as fg
+from fabricgen.delivery import resource_list as rl
 from fabricgen.errors import FabricgenError, InvalidFabricError
 
 

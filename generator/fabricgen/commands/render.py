@@ -14,22 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricgen import emit, exit_codes, report
-from fabricgen.diagnostics import Diagnostic
-from fabricgen.pipeline import Build, load_all, provenance_name, render
-
-
-def build_all(paths: Sequence[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
-    """Validate and render every fabric; all problems of all fabrics are collected."""
-    loaded, found = load_all(paths)
-    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+from fabricgen import exit_codes, report
+from fabricgen.output import emit
+from fabricgen.pipeline import build_all
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,
         all_tracked: bool = False) -> int:
     top = None
     if all_tracked:
-        from fabricgen import git_index
+        from fabricgen.output import git_index
 
         top = git_index.toplevel(Path.cwd())
         fabrics = git_index.fabrics(top)
@@ -43,7 +37,7 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
         return exit_codes.INVALID
     orphans: list[str] = []
     if top is not None:  # before anything is written: an unusable output root writes nothing
-        from fabricgen import git_index
+        from fabricgen.output import git_index
 
         rendered = {result.site for result in builds}
         orphans = [site for site in git_index.sites(top, output) if site not in rendered]

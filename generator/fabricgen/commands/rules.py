@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from fabricgen.rules import catalogue
+from fabricgen.validation.rules import catalogue
 
 
 def run(*, markdown: bool) -> int:

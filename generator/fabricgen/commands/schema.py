@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from fabricgen import exit_codes
 from fabricgen.errors import OutputError
-from fabricgen.model import Fabric, docstrings
-
-SCHEMA_ID = "https://fabricgen.io/schemas/fabric.schema.json"
-
-
-def schema_text() -> str:
-    docstrings.attach(Fabric)
-    schema = Fabric.model_json_schema(by_alias=True, mode="validation")
-    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
-    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+from fabricgen.model.schema import schema_text
 
 
 def run(*, output: Path | None) -> int:

@@ -1,157 +1,47 @@
 """`fabricgen transit FABRIC [SHOW]`: compare transit addresses with `ovn-ic-sbctl show`.
 
-Kube-OVN picks each zone's transit-switch address at random when the zone joins,
-and picks new ones whenever the interconnection is rebuilt; the fabric's
-`zones[].transitAddress` (and so every route to that zone) then goes stale. This
-command reads `ovn-ic-sbctl show` (a file, or stdin), takes each AZ's port on the
-fabric's transit switch, and reports where the fabric differs. Exit 3 when it
-does; `--write` updates fabric.yaml in place, keeping comments and formatting,
-and only if the result is still a valid fabric.
+Reads `ovn-ic-sbctl show` (a file, or stdin) and reports where the fabric's
+`zones[].transitAddress` differs (see `fabricgen.live_state.transit`). Exit 3 when it
+does; `--write` updates fabric.yaml in place, only if the result is still a valid fabric.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from fabricgen import exit_codes, icsb_show, report
-from fabricgen.errors import FabricgenError, InvalidFabricError
-from fabricgen.model import Fabric
-from fabricgen.pipeline import load, load_text
-from fabricgen.source import Source
-from fabricgen.source_write import EditPath, set_scalars, write_text
-
-KEY = "transitAddress"
-INSERT_AFTER = ("gatewayNodes", "platform", "name")
-
-CHANGED = "changed"  # the fabric has another address
-ADDED = "added"  # the fabric has none yet
-MISSING = "missing"  # the fabric has one, the IC SB lists no port for the zone
-OK = "ok"
-UNKNOWN = "unknown"  # neither has one
-DIFFERENT = (CHANGED, ADDED, MISSING)
-
-
-@dataclass(frozen=True)
-class ZoneReport:
-    zone: str
-    index: int
-    status: str
-    fabric: str | None
-    icsb: str | None
-    port: str | None
-    line: int  # in the fabric: the transitAddress value, or the zone
-    column: int
-    listed: bool  # the AZ appears in the show output (with or without a port)
-
-    def as_dict(self) -> dict[str, object]:
-        return {"zone": self.zone, "status": self.status, "fabric": self.fabric, "icsb": self.icsb,
-                "port": self.port, "listed": self.listed, "line": self.line, "column": self.column}
-
-
-def transit_switch(fabric: Fabric) -> str:
-    if fabric.interconnection is None:
-        raise FabricgenError("the fabric has no interconnection, so no transit switch to compare with")
-    return fabric.interconnection.transit_switch.name
-
-
-def compare(fabric: Fabric, source: Source, show: icsb_show.IcSbShow) -> tuple[list[ZoneReport], list[str]]:
-    """Per fabric zone, how its transit address compares; and the AZs the fabric does not know."""
-    ports = show.ports_on(transit_switch(fabric))
-    reports = []
-    for i, zone in enumerate(fabric.zones):
-        port = ports.get(zone.name)
-        observed = port.ipv4 if port is not None else None
-        have = str(zone.transit_address) if zone.transit_address is not None else None
-        seen = str(observed.ip) if observed is not None else None
-        if seen is None:
-            status = UNKNOWN if have is None else MISSING
-        elif have is None:
-            status = ADDED
-        else:
-            status = OK if have == seen else CHANGED
-        line, col = source.locate(("zones", i, KEY), value=True)
-        reports.append(ZoneReport(zone.name, i, status, have, seen, port.name if port else None, line, col,
-                                  zone.name in show.zones))
-    known = {z.name for z in fabric.zones}
-    extra = sorted(set(ports) - known)
-    return reports, extra
-
-
-def _text(source: Source, reports: list[ZoneReport], extra: list[str], ts: str, out: TextIO) -> None:
-    for r in reports:
-        where = f"{source.name}:{r.line}:{r.column}: zones[{r.index}].{KEY}"
-        if r.status == CHANGED:
-            out.write(f"{where}: {r.fabric} -> {r.icsb} (zone {r.zone}: port {r.port} on {ts})\n")
-        elif r.status == ADDED:
-            out.write(f"{where}: (unset) -> {r.icsb} (zone {r.zone}: port {r.port} on {ts})\n")
-        elif r.status == MISSING and r.listed:
-            out.write(f"{where}: {r.fabric} -> ? (zone {r.zone} is listed but has no port on {ts}: "
-                      "its gateway has not claimed the port yet; left as it is)\n")
-        elif r.status == MISSING:
-            out.write(f"{where}: {r.fabric} -> ? (zone {r.zone} is not in this ovn-ic-sbctl show output: "
-                      "not joined, or another IC database; left as it is)\n")
-    for name in extra:
-        out.write(f"note: availability zone {name!r} has a port on {ts} but is not a zone of this fabric\n")
-
-
-def _read_show(show: Path | None, stdin: TextIO) -> tuple[str, str]:
-    if show is None or str(show) == "-":
-        return stdin.read(), "<stdin>"
-    try:
-        return show.read_text(encoding="utf-8"), str(show)
-    except OSError as exc:
-        raise FabricgenError(f"cannot read {show}: {exc}") from None
-
-
-def updated_text(source: Source, reports: list[ZoneReport]) -> str:
-    edits: dict[EditPath, str] = {
-        ("zones", r.index, KEY): str(r.icsb) for r in reports if r.status in (CHANGED, ADDED)
-    }
-    return set_scalars(source.text, edits, after=INSERT_AFTER)
-
-
-def _write(fabric: Path, source: Source, reports: list[ZoneReport]) -> bool:
-    """Update the fabric file if anything can be updated; refuse a result that would be invalid."""
-    if not any(r.status in (CHANGED, ADDED) for r in reports):
-        return False
-    new_text = updated_text(source, reports)
-    try:
-        load_text(new_text, source.name)
-    except InvalidFabricError as exc:
-        sys.stderr.write(report.format_diagnostics(exc.diagnostics, "text"))
-        raise FabricgenError("the addresses from ovn-ic-sbctl show would make the fabric invalid; "
-                             f"{source.name} left unchanged") from None
-    write_text(fabric, new_text)
-    return True
+from fabricgen import exit_codes
+from fabricgen.errors import FabricgenError
+from fabricgen.live_state import icsb_show
+from fabricgen.live_state import transit as tr
+from fabricgen.pipeline import load
 
 
 def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO | None = None) -> int:
     fabric_model, source, _warnings = load(fabric)
-    ts = transit_switch(fabric_model)
-    text, show_name = _read_show(show, stdin if stdin is not None else sys.stdin)
+    ts = tr.transit_switch(fabric_model)
+    text, show_name = tr.read_show(show, stdin if stdin is not None else sys.stdin)
     parsed = icsb_show.parse(text, show_name)
     if not parsed.zones:
         raise FabricgenError(f"{show_name}: no availability zone in the input; "
                              "pass the output of `ovn-ic-sbctl show`")
-    reports, extra = compare(fabric_model, source, parsed)
-    differ = any(r.status in DIFFERENT for r in reports)
+    reports, extra = tr.compare(fabric_model, source, parsed)
+    differ = any(r.status in tr.DIFFERENT for r in reports)
     if fmt == "json":
-        written = _write(fabric, source, reports) if write else False
+        written = tr.update_fabric(fabric, source, reports) if write else False
         doc = {"fabric": source.name, "show": show_name, "transitSwitch": ts, "differ": differ,
                "written": written, "zones": [r.as_dict() for r in reports], "unknownZones": extra}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return exit_codes.CHANGED if differ else 0
-    _text(source, reports, extra, ts, sys.stdout)
+    tr.write_report(source, reports, extra, ts, sys.stdout)
     sys.stdout.flush()
-    if write and _write(fabric, source, reports):
+    if write and tr.update_fabric(fabric, source, reports):
         sys.stderr.write(f"fabricgen: updated {source.name}; run `fabricgen render {source.name}` "
                          "and commit both\n")
     elif differ:
-        if not any(r.status in (CHANGED, ADDED) for r in reports):
+        if not any(r.status in (tr.CHANGED, tr.ADDED) for r in reports):
             hint = f"; nothing to update yet: run it again once every zone has its port on {ts}"
         else:
             hint = "" if write else "; `--write` updates the fabric"

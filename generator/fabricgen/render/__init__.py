@@ -1,7 +1,11 @@
 """Renderers, one module per output family, and the registry the pipeline runs.
 
 Each renderer is a pure function `render(plan) -> list[Artifact]`; only
-`fabricgen.emit` touches the filesystem.
+`fabricgen.output.emit` touches the filesystem. Text formats come from the jinja2
+templates in `templates/` through `templating`'s escaping filters.
+
+May import: `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`,
+and the shared `errors`, `exit_codes`, `diagnostics`.
 """
 
 from __future__ import annotations

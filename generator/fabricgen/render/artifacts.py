@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Protocol
+from typing import Protocol
 
-from fabricgen.plan import Plan
-
-KubeObject = dict[str, Any]
+from fabricgen.plan.zones import Plan
+from fabricgen.serialise.manifest_yaml import KubeObject as KubeObject
 
 
 @dataclass(frozen=True)
@@ -16,7 +15,7 @@ class Manifest:
     """Kubernetes objects for one output directory (a zone), in one file.
 
     Renderers name the file for its family; the pipeline splits it by apply stage
-    (`fabricgen.apply_order`) into `stage-<n>/<filename>`.
+    (`fabricgen.plan.apply_order`) into `stage-<n>/<filename>`.
     """
 
     directory: str

@@ -3,13 +3,13 @@ NICs on OVN's `br-int` through the Open vSwitch VIF driver."""
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import INTEGRATION_BRIDGE
 from fabricgen.model.consumers import CloudStackZone
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import INTEGRATION_BRIDGE
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import chassis_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 FILENAME = "agent.properties"
 

@@ -23,7 +23,7 @@ from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 from typing import Any
 
-from fabricgen.plan import ALLOW_PRIORITY, DEFAULT_VPC, Plan, ZonePlan
+from fabricgen.plan.zones import ALLOW_PRIORITY, DEFAULT_VPC, Plan, ZonePlan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import regenerate_command

@@ -27,15 +27,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from fabricgen import apply_order
 from fabricgen.errors import FabricgenError
-from fabricgen.manifest_yaml import dump_all
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.delivery import Delivery, Destination
-from fabricgen.plan import Plan
+from fabricgen.plan import apply_order
+from fabricgen.plan.zones import Plan
 from fabricgen.render import kustomization
 from fabricgen.render.artifacts import KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
+from fabricgen.serialise.manifest_yaml import dump_all
 
 DIRECTORY = "_delivery"
 PLUGIN = "fabricgen-v1"

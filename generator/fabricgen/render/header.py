@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fabricgen.plan import Plan
-from fabricgen.templating import shquote, single_line
+from fabricgen.plan.zones import Plan
+from fabricgen.render.templating import shquote, single_line
 
 
 def regenerate_command(plan: Plan) -> str:
@@ -13,7 +13,7 @@ def regenerate_command(plan: Plan) -> str:
 def header(plan: Plan, comment: str = "#") -> str:
     """Two comment lines naming the source fabric and the command that regenerates it.
 
-    `plan.source_name` is printable (see `fabricgen.provenance`), so each line is one
+    `plan.source_name` is printable (see `fabricgen.source.provenance`), so each line is one
     comment line in every reader's syntax; `single_line` guards that.
     """
     return (

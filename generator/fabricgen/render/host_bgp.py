@@ -3,11 +3,11 @@ the /32 on `lo` and announces it over every uplink (BGP unnumbered) with ECMP.""
 
 from __future__ import annotations
 
-from fabricgen.plan import Plan
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import chassis_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 FILENAME = "frr.conf"
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.manifest_yaml import dump
 from fabricgen.model.hosts import Host
-from fabricgen.plan import Plan
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import chassis_dir
+from fabricgen.serialise.manifest_yaml import dump
 
 FILENAME = "60-fabricgen-ovn.yaml"
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 
-from fabricgen.deployment_plan import Chassis, chassis, sb_remote, tunnel_port
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import Chassis, chassis, sb_remote, tunnel_port
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import chassis_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 SCRIPT = "configure-ovn-host.sh"
 FIREWALL = "ovn-tunnel.nft"

@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from fabricgen.model.interconnect import Database
-from fabricgen.plan import Plan, ZonePlan
+from fabricgen.plan.zones import Plan, ZonePlan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 SCRIPT = "configure-ic-db.sh"
 SCRIPT_CONFIGMAP = "fabricgen-ic-db-setup"

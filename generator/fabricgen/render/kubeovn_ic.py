@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from fabricgen.plan import Plan, ZonePlan
+from fabricgen.plan.zones import Plan, ZonePlan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 

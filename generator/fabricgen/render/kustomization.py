@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fabricgen.manifest_yaml import dump
+from fabricgen.serialise.manifest_yaml import dump
 
 
 def kustomization(resources: Sequence[str]) -> dict[str, object]:

@@ -2,7 +2,7 @@
 
 The handling of partial (operator-owned) objects and of objects that must be
 replaced rather than patched are policies; they are spelled once here. The sync wave
-is not: `fabricgen.apply_order` derives it from what each object needs.
+is not: `fabricgen.plan.apply_order` derives it from what each object needs.
 """
 
 from __future__ import annotations

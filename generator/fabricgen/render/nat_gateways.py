@@ -30,7 +30,7 @@ import json
 
 from fabricgen.model.nat_gateway import ExternalNetwork, NatGateway
 from fabricgen.model.tenancy import Vpc
-from fabricgen.plan import DEFAULT_VPC, Plan, ZonePlan, provider
+from fabricgen.plan.zones import DEFAULT_VPC, Plan, ZonePlan, provider
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.overlay import SERVER_SOCKET, nad

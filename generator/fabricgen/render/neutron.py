@@ -8,14 +8,14 @@ over a 1500 underlay).
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
 from fabricgen.model.consumers import OpenStackCloud
 from fabricgen.model.ovn import OvnDeployment
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import platform_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 FILENAME = "ml2_conf.ini"
 IPV4_HEADER = 20

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from ipaddress import IPv4Address, IPv4Network
 
-from fabricgen.plan import DEFAULT_VPC, Plan, provider
+from fabricgen.plan.zones import DEFAULT_VPC, Plan, provider
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import OWNER_KEY, listen_target, owner_marker
 from fabricgen.model.ovn import OvnDeployment
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import OWNER_KEY, listen_target, owner_marker
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import controller_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 SCRIPT = "configure-ovn-central.sh"
 FIREWALL = "ovn-central.nft"

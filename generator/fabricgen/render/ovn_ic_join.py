@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from ipaddress import IPv4Network
 
-from fabricgen.deployment_plan import OWNER_KEY, nb_remote, owner_marker, sb_remote
-from fabricgen.join_plan import DeploymentJoin
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import OWNER_KEY, nb_remote, owner_marker, sb_remote
+from fabricgen.plan.joins import DeploymentJoin
+from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import controller_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 SCRIPT = "configure-ovn-ic.sh"
 DROP_IN_DIR = "ovn-ic.service.d"

@@ -17,15 +17,15 @@
 
 from __future__ import annotations
 
-from fabricgen.deployment_plan import chassis, consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.ovn import TUNNEL_PORT, OvnDeployment
-from fabricgen.plan import Plan
+from fabricgen.plan.deployments import chassis, consumer_encapsulation, consumer_mtu, nb_remote, sb_remote
+from fabricgen.plan.zones import Plan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
 from fabricgen.render.host_tree import chassis_dir, platform_dir
-from fabricgen.templating import render_template
+from fabricgen.render.templating import render_template
 
 CONFIG_FILE = "ovn_k8s.conf"
 NODE_ENV = "ovnkube-node.env"

@@ -9,7 +9,7 @@ its default route `0.0.0.0/0` through the gateway's `lanIp` (the gateway itself 
 
 from __future__ import annotations
 
-from fabricgen.plan import Plan, ZonePlan, first_host, provider, tenant_network
+from fabricgen.plan.zones import Plan, ZonePlan, first_host, provider, tenant_network
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.default_vpc import static_route

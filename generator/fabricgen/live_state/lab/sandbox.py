@@ -1,0 +1,432 @@
+"""A throwaway multi-AZ OVN-IC control plane in a private temporary directory.
+
+Everything runs as unprivileged user-space daemons on unix sockets inside one
+work directory: the IC northbound and southbound ovsdb-servers, and per
+availability zone one ovsdb-server with its NB and SB, ovn-northd and ovn-ic. There is no
+OVS, no kernel datapath, no TCP port and nothing outside the work directory
+(every OVS/OVN run, log and database directory variable points into it); the
+daemons are stopped through their own control sockets, then by the process ids in
+their own pidfiles, and the directory is removed afterwards.
+
+The interconnection is built the way Kube-OVN's ovn-ic-controller builds it:
+router `ovn-cluster` per zone, LRP `<az>-<ts>` with the zone's transit address,
+LSP `<ts>-<az>` of type router on the transit switch, gateway chassis marked
+`other_config:is-interconn=true`. Without ovn-controller nobody claims the
+chassisredirect port, so the claim is made with `ovn-sbctl lsp-bind`, exactly as
+real ovn-controller would record it; only then does ovn-ic publish the port's
+gateway and `ovn-ic-sbctl show` list the port.
+
+AZs start in parallel (each daemon's `--detach` returns once it is ready), and
+`ovn-trace` runs as one daemon per AZ answering on its control socket, so tracing
+many paths starts no process per trace. Readiness is polled with a bounded number
+of retries, never with a deadline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from pathlib import Path
+from typing import TypeVar
+
+from fabricgen.live_state.lab.unixctl import Client, UnixctlError
+
+SCHEMA_DIR = Path("/usr/share/ovn")
+BINARIES = (
+    "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-ic", "ovn-nbctl", "ovn-sbctl",
+    "ovn-ic-nbctl", "ovn-ic-sbctl", "ovn-trace",
+)
+SCHEMAS = ("ovn-nb.ovsschema", "ovn-sb.ovsschema", "ovn-ic-nb.ovsschema", "ovn-ic-sb.ovsschema")
+DEBIAN_PACKAGES = ("ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch")
+INSTALL_COMMAND = "apt-get install " + " ".join(DEBIAN_PACKAGES)
+ROUTER = "ovn-cluster"
+POLL_INTERVAL = 0.02
+POLL_TRIES = 1000  # bounded; a healthy sandbox needs a handful
+TRANSIT_SUBNET = IPv4Network("169.254.100.0/24")
+CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
+WORKERS = 8  # AZs set up at once; each step waits on daemons, not on this process
+_SOCKET_PATH_MAX = 107
+
+T = TypeVar("T")
+
+
+# Debian installs ovsdb-server in /usr/sbin, which is not on a normal user's PATH.
+SYSTEM_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+
+
+def program_path() -> str:
+    """Where the lab looks for the OVN programs: PATH, then the system directories it lacks."""
+    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
+    return os.pathsep.join([*dirs, *(d for d in SYSTEM_DIRS if d not in dirs)])
+
+
+def missing_prerequisites() -> list[str]:
+    """What is missing to run a sandbox here (empty when it can run)."""
+    search = program_path()
+    missing = [b for b in BINARIES if shutil.which(b, path=search) is None]
+    missing += [str(SCHEMA_DIR / s) for s in SCHEMAS if not (SCHEMA_DIR / s).is_file()]
+    return missing
+
+
+class SandboxError(RuntimeError):
+    pass
+
+
+def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True) -> str:
+    proc = subprocess.run(list(args), capture_output=True, text=True, env=env, check=False,
+                          stdin=subprocess.DEVNULL)
+    if check and proc.returncode != 0:
+        raise SandboxError(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr}{proc.stdout}")
+    return proc.stdout
+
+
+def poll(what: str, probe: object, tries: int = POLL_TRIES) -> None:
+    """Call `probe()` until it returns true, at most `tries` times."""
+    assert callable(probe)
+    for _ in range(tries):
+        with contextlib.suppress(SandboxError):
+            if probe():
+                return
+        time.sleep(POLL_INTERVAL)
+    raise SandboxError(f"gave up waiting for {what} after {tries} tries")
+
+
+def parallel(function: Callable[[T], object], items: Iterable[T]) -> None:
+    """`function(item)` for every item, several at once; the first failure is raised only after
+    every call has returned, so nothing is still starting a daemon when the caller cleans up."""
+    work = list(items)
+    if len(work) <= 1:
+        for item in work:
+            function(item)
+        return
+    pool = ThreadPoolExecutor(max_workers=min(WORKERS, len(work)))
+    try:
+        futures = [pool.submit(function, item) for item in work]
+        for future in futures:
+            future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def transit_mac(address: IPv4Address) -> str:
+    """A deterministic MAC for a transit port (Kube-OVN picks a random one)."""
+    a, b, c, d = address.packed
+    return f"00:00:{a:02x}:{b:02x}:{c:02x}:{d:02x}"
+
+
+@dataclass(frozen=True)
+class ZoneSpec:
+    """One availability zone to join to the transit switch."""
+
+    name: str
+    transit_address: IPv4Address
+    gateway: str  # chassis name and hostname of the zone's IC gateway (claims the port)
+    gateway_ip: IPv4Address  # encap IP; never bound to an interface
+    standby: tuple[str, ...] = ()  # further gateway chassis, priorities 99, 98, ...
+
+
+@dataclass
+class Sandbox:
+    """A running sandbox. Use `start()`, then `stop()` (or the `running` context manager)."""
+
+    workdir: Path
+    zones: tuple[ZoneSpec, ...] = ()
+    transit_switch: str = "ts"
+    transit_subnet: IPv4Network = TRANSIT_SUBNET
+    encapsulation: str = "geneve"
+    _pidfiles: list[Path] = field(default_factory=list)
+    _tracers: dict[str, Client] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopped: bool = False
+
+    # ------------------------------------------------------------ addresses
+    @property
+    def ic_nb(self) -> str:
+        return f"unix:{self.workdir / 'ic' / 'ic_nb.sock'}"
+
+    @property
+    def ic_sb(self) -> str:
+        return f"unix:{self.workdir / 'ic' / 'ic_sb.sock'}"
+
+    def nb_db(self, zone: str) -> str:
+        return f"unix:{self.workdir / zone / 'nb.sock'}"
+
+    def sb_db(self, zone: str) -> str:
+        return f"unix:{self.workdir / zone / 'sb.sock'}"
+
+    def env(self) -> dict[str, str]:
+        """Environment for OVN tools: every default run/log/db directory inside the work dir."""
+        env = {**os.environ, "PATH": program_path()}
+        for var in ("OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVN_RUNDIR", "OVN_LOGDIR", "OVN_DBDIR"):
+            env[var] = str(self.workdir)
+        for var in ("OVN_NB_DB", "OVN_SB_DB", "OVN_IC_NB_DB", "OVN_IC_SB_DB", "OVN_NB_DAEMON"):
+            env.pop(var, None)
+        return env
+
+    # ------------------------------------------------------------ tools
+    def _ctl(self, tool: str, db: str, args: Sequence[str]) -> str:
+        return run([tool, f"--db={db}", f"--timeout={CTL_TIMEOUT}", *args], env=self.env())
+
+    def icnb(self, *args: str) -> str:
+        return self._ctl("ovn-ic-nbctl", self.ic_nb, args)
+
+    def icsb(self, *args: str) -> str:
+        return self._ctl("ovn-ic-sbctl", self.ic_sb, args)
+
+    def nb(self, zone: str, *args: str) -> str:
+        return self._ctl("ovn-nbctl", self.nb_db(zone), args)
+
+    def sb(self, zone: str, *args: str) -> str:
+        return self._ctl("ovn-sbctl", self.sb_db(zone), args)
+
+    def trace(self, zone: str, datapath: str, flow: str, *options: str) -> str:
+        """`ovn-trace` in one zone (23.03 takes `--db=`, not `--ovnsb=`): a new process that reads
+        the SB as it is now. `start_tracers` and `traced` answer many traces faster."""
+        return run(["ovn-trace", f"--db={self.sb_db(zone)}", *options, datapath, flow], env=self.env())
+
+    def sync(self, zone: str) -> None:
+        """Wait until northd has compiled the zone's NB into its SB."""
+        self.nb(zone, "--wait=sb", "sync")
+
+    # ------------------------------------------------------------ tracing daemons
+    def start_tracers(self, azs: Iterable[str]) -> None:
+        """One `ovn-trace --detach` per AZ. It reads the AZ's SB once, when it starts: start it
+        after the last change (and `sync`), or call `stop_tracers` and start again."""
+        def one(az: str) -> None:
+            d = self.workdir / az
+            self._daemon(d, "trace", ["ovn-trace", f"--db={self.sb_db(az)}"])
+            client = Client(d / "trace.ctl")
+            with self._lock:
+                self._tracers[az] = client
+
+        parallel(one, azs)
+
+    def traced(self, az: str, datapath: str, flow: str, *options: str) -> str:
+        """A trace answered by the AZ's tracing daemon (same text as `trace`)."""
+        try:
+            return self._tracers[az].call("trace", *options, datapath, flow)
+        except UnixctlError as exc:
+            raise SandboxError(f"ovn-trace in {az}: {exc}") from None
+
+    def stop_tracers(self) -> None:
+        for az, client in list(self._tracers.items()):
+            with contextlib.suppress(OSError, UnixctlError):
+                client.call("exit")
+            client.close()
+            del self._tracers[az]
+
+    # ------------------------------------------------------------ daemons
+    def _template(self, schema: str) -> Path:
+        """An empty database file of `schema`, created once and copied for every server."""
+        path = self.workdir / "templates" / f"{schema}.db"
+        with self._lock:
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                run(["ovsdb-tool", "create", str(path), str(SCHEMA_DIR / schema)], env=self.env())
+        return path
+
+    def _start_db(self, directory: Path, name: str, schema: str) -> None:
+        db = directory / f"{name}.db"
+        shutil.copyfile(self._template(schema), db)
+        self._daemon(directory, name, [
+            "ovsdb-server", f"--remote=punix:{directory / f'{name}.sock'}", str(db),
+        ])
+
+    def _daemon(self, directory: Path, name: str, argv: list[str]) -> None:
+        if self._stopped:
+            raise SandboxError("the sandbox is stopping")
+        pidfile = directory / f"{name}.pid"
+        self._pidfiles.append(pidfile)
+        run([argv[0], "--detach", "--no-chdir", f"--pidfile={pidfile}", f"--log-file={directory / f'{name}.log'}",
+             f"--unixctl={directory / f'{name}.ctl'}", *argv[1:]], env=self.env())
+
+    def start_ic_databases(self) -> None:
+        ic = self.workdir / "ic"
+        ic.mkdir(parents=True, exist_ok=True)
+        parallel(lambda db: self._start_db(ic, *db),
+                 [("ic_nb", "ovn-ic-nb.ovsschema"), ("ic_sb", "ovn-ic-sb.ovsschema")])
+
+    def start_zone(self, zone: ZoneSpec) -> None:
+        self.start_az(zone.name, az_name=zone.name)
+
+    def start_az(self, directory: str, *, az_name: str | None = None) -> None:
+        """An AZ's NB and SB (one ovsdb-server), ovn-northd and ovn-ic, in `<workdir>/<directory>/`.
+
+        Without `az_name` NB_Global stays unnamed, and ovn-ic registers the AZ only once
+        something sets the name (as a deployment's rendered configure-ovn-ic.sh does).
+        """
+        d = self.workdir / directory
+        d.mkdir(parents=True, exist_ok=True)
+        # One ovsdb-server serves both databases, each on its own socket (a client picks its database
+        # by name on any of them): half the servers to start and to stop.
+        for name, schema in (("nb", "ovn-nb.ovsschema"), ("sb", "ovn-sb.ovsschema")):
+            shutil.copyfile(self._template(schema), d / f"{name}.db")
+        self._daemon(d, "db", ["ovsdb-server", f"--remote=punix:{d / 'nb.sock'}", f"--remote=punix:{d / 'sb.sock'}",
+                               str(d / "nb.db"), str(d / "sb.db")])
+        if az_name is not None:
+            self.nb(directory, "init", "--", "set", "NB_Global", ".", f"name={az_name}")
+        else:
+            self.nb(directory, "init")
+        nb, sb = self.nb_db(directory), self.sb_db(directory)
+        self._daemon(d, "northd", ["ovn-northd", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}"])
+        self._daemon(d, "ic", ["ovn-ic", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}",
+                               f"--ic-nb-db={self.ic_nb}", f"--ic-sb-db={self.ic_sb}"])
+
+    def add_gateway_chassis(self, az: str, chassis: str, ip: IPv4Address) -> None:
+        """An IC gateway chassis in an AZ's SB, as ovn-controller registers a host with
+        `ovn-is-interconn=true` (encap IP never bound to an interface)."""
+        self.sb(az, *_chassis_commands(chassis, self.encapsulation, ip))
+
+    def registered_zones(self) -> set[str]:
+        return set(self.icsb("--bare", "--columns=name", "list", "Availability_Zone").split())
+
+    def start(self, *, before_transit_switch: Sequence[Sequence[str]] = ()) -> None:
+        """IC databases, every zone's daemons, the transit switch and each zone's port on it.
+
+        `before_transit_switch`: commands run (with the IC NB in `OVN_IC_NB_DB`) after the IC
+        database is up and before the transit switch exists, as an operator's setup script is.
+        """
+        self.start_ic_databases()
+        self.icnb("init")
+        for argv in before_transit_switch:
+            run(argv, env={**self.env(), "OVN_IC_NB_DB": self.ic_nb})
+        parallel(self.start_zone, self.zones)
+        names = {z.name for z in self.zones}
+        poll("every zone registered in the IC SB", lambda: self.registered_zones() >= names)
+        self.icnb("ts-add", self.transit_switch)
+        parallel(self.join, self.zones)
+        parallel(self.claim_gateway, self.zones)
+        poll("ports of every zone in `ovn-ic-sbctl show`", self._ports_published)
+        poll("remote transit ports in every zone", self._remotes_bound)
+
+    def join(self, zone: ZoneSpec, *more: str) -> None:
+        """What Kube-OVN's establishInterConnection does for one zone and one transit switch, in one
+        NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
+        commands (`--`-separated) for the same transaction."""
+        ts, z = self.transit_switch, zone.name
+        lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
+        address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
+        chassis = [zone.gateway, *zone.standby]
+        commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
+        for i, name in enumerate(zone.standby, start=1):
+            commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
+        self.sb(z, *commands)
+        gateways = [arg for i, name in enumerate(chassis)
+                    for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
+        self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
+                "--", "lrp-add", ROUTER, lrp, transit_mac(zone.transit_address), str(address),
+                "--", "lsp-add", ts, lsp, "--", "lsp-set-type", lsp, "router",
+                "--", "lsp-set-addresses", lsp, "router", "--", "lsp-set-options", lsp, f"router-port={lrp}",
+                *gateways, *(["--", *more] if more else []))
+
+    def claim_gateway(self, zone: ZoneSpec) -> None:
+        """Make ovn-controller's claim of one zone's chassisredirect port."""
+        port = f"cr-{zone.name}-{self.transit_switch}"
+        self.sb(zone.name, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, zone.gateway)
+
+    def claim_gateways(self) -> None:
+        for zone in self.zones:
+            self.claim_gateway(zone)
+
+    def _ports_published(self) -> bool:
+        text = self.icsb("show")
+        return sum(1 for line in text.splitlines() if line.startswith("        port ")) >= len(self.zones)
+
+    def _remotes_bound(self) -> bool:
+        ts = self.transit_switch
+        for zone in self.zones:
+            rows = self.sb(zone.name, "--format=csv", "--data=bare", "--no-headings",
+                           "--columns=logical_port,chassis", "find", "Port_Binding", "type=remote")
+            bound = {line.split(",")[0] for line in rows.splitlines() if line.split(",")[1:2] != [""]}
+            if not {f"{ts}-{o.name}" for o in self.zones if o.name != zone.name} <= bound:
+                return False
+        return True
+
+    def stop(self) -> None:
+        """Stop every daemon this sandbox started: `exit` on each control socket, then the process
+        ids in their pidfiles (SIGTERM, then SIGKILL for one that stays)."""
+        self._stopped = True
+        for client in self._tracers.values():
+            client.close()
+        self._tracers.clear()
+        pids: list[int] = []
+        for pidfile in self._pidfiles:
+            with contextlib.suppress(OSError, ValueError):
+                pids.append(int(pidfile.read_text().strip()))
+        for pidfile in self._pidfiles:
+            ctl = pidfile.with_suffix(".ctl")
+            with contextlib.suppress(OSError, UnixctlError), Client(ctl, timeout=2) as client:
+                client.call("exit")
+        _terminate(pids)
+
+    @classmethod
+    @contextlib.contextmanager
+    def running(
+        cls,
+        zones: Sequence[ZoneSpec],
+        *,
+        transit_switch: str = "ts",
+        transit_subnet: IPv4Network = TRANSIT_SUBNET,
+        encapsulation: str = "geneve",
+        before_transit_switch: Sequence[Sequence[str]] = (),
+    ) -> Iterator[Sandbox]:
+        """A started sandbox, stopped and removed on exit (also when starting fails or is interrupted)."""
+        with workdir() as path:
+            sandbox = cls(path, tuple(zones), transit_switch, transit_subnet, encapsulation)
+            try:
+                sandbox.start(before_transit_switch=before_transit_switch)
+                yield sandbox
+            finally:
+                sandbox.stop()
+
+
+def _chassis_commands(chassis: str, encapsulation: str, ip: IPv4Address) -> list[str]:
+    return ["chassis-add", chassis, encapsulation, str(ip),
+            "--", "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _terminate(pids: Sequence[int]) -> None:
+    """Wait for `pids` to exit; SIGTERM the ones left after a moment, SIGKILL the ones left after that."""
+    for attempt in range(100):
+        left = [pid for pid in pids if _alive(pid)]
+        if not left:
+            return
+        if attempt in (10, 60):
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM if attempt == 10 else signal.SIGKILL)
+        time.sleep(POLL_INTERVAL)
+
+
+@contextlib.contextmanager
+def workdir() -> Iterator[Path]:
+    """A fresh private directory (mode 0700) short enough for unix socket paths (< 108 bytes)."""
+    base = os.environ.get("FABRICGEN_OVN_SANDBOX_BASE") or tempfile.gettempdir()
+    if len(base) > 40:
+        base = "/tmp"
+    path = Path(tempfile.mkdtemp(prefix="fg-ovn-", dir=base))
+    if len(str(path / "zone-name-of-63-chars" / "northd.ctl")) + 42 > _SOCKET_PATH_MAX:
+        shutil.rmtree(path, ignore_errors=True)
+        raise SandboxError(f"work directory {path} is too long for unix socket paths")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

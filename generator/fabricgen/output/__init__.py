@@ -1,0 +1,9 @@
+"""The output tree on disk: the only place that writes rendered files.
+
+- `emit`: compares a build with `rendered/`, stages the new tree beside the old one, swaps
+  them atomically and prunes what no longer exists.
+- `git_index`: the fabrics and rendered trees git tracks (`render --all`), read from the index.
+
+May import: `fabricgen.pipeline` (and what it builds on), and the shared `errors`,
+`exit_codes`, `diagnostics`.
+"""

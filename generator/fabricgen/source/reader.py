@@ -1,0 +1,387 @@
+"""Reading fabric.yaml: the only place that parses YAML input.
+
+The document is loaded with ruamel.yaml's round-trip loader so that every mapping
+and sequence keeps the line and column of its keys and items. `Source.locate`
+walks a model path (as pydantic reports it) back to a 1-based position.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from fabricgen.diagnostics import Diagnostic, format_path
+from fabricgen.diagnostics import Path as ModelPath
+from fabricgen.serialise.roundtrip_yaml import round_trip
+
+
+@dataclass(frozen=True)
+class Source:
+    """A parsed fabric document and where it came from."""
+
+    name: str  # as shown in messages: the path the user gave, POSIX style
+    data: Any  # ruamel CommentedMap (a dict) or whatever the top level was
+    text: str
+    path: Path | None = None  # the file it was read from; None for text given inline
+
+    def locate(self, path: ModelPath, *, value: bool = False) -> tuple[int, int]:
+        """1-based line and column of the deepest node on `path` that exists.
+
+        Mapping keys point at the key itself unless `value` is true; sequence items
+        at the item. Path segments that do not exist in the YAML (pydantic adds
+        some for unions and validators) are skipped, keeping the last known node.
+        """
+        node = self.data
+        line, col = 0, 0
+        for index, part in enumerate(path):
+            lc = getattr(node, "lc", None)
+            if lc is None:
+                break
+            last = index == len(path) - 1
+            try:
+                if isinstance(node, dict) and part in node:
+                    pos = lc.value(part) if (value and last) else lc.key(part)
+                    node = node[part]
+                elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                    pos = lc.item(part)
+                    node = node[part]
+                else:
+                    continue
+            except (KeyError, IndexError, TypeError):
+                break
+            if pos is not None and pos[0] is not None:
+                line, col = pos[0], pos[1]
+        return line + 1, col + 1
+
+    def diagnostic(
+        self, path: ModelPath, message: str, code: str, *, severity: Any = None, value: bool = False
+    ) -> Diagnostic:
+        line, col = self.locate(path, value=value)
+        kwargs = {} if severity is None else {"severity": severity}
+        return Diagnostic(self.name, line, col, format_path(path), message, code, **kwargs)
+
+
+def display_name(path: Path) -> str:
+    """The file name as messages show it: relative to the working directory if inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
+    """Parse YAML text; syntax errors, duplicate keys, tags and alias bombs come back as diagnostics."""
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
+    yaml = round_trip(preserve_quotes=False)
+    try:
+        docs = _load_without_comments(text)
+        if docs is None:
+            docs = list(yaml.load_all(text))
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        key = _duplicate_key(exc)
+        where = _key_path(text, line, col)
+        return None, [
+            Diagnostic(name, line, col, "(document)" if where is None else format_path(where),
+                       f"duplicate key {key!r}: each key may appear once in a mapping; "
+                       "remove or merge the repeated entry", "FG002")
+        ]
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        return None, [
+            Diagnostic(name, line, col, "(document)",
+                       f"YAML syntax error: {problem}; fix the syntax at this position", "FG001")
+        ]
+    except ReaderError as exc:
+        line, col = _position(text, exc.position)
+        escape = f"\\x{exc.character:02x}" if exc.character < 0x100 else f"\\u{exc.character:04x}"
+        return None, [
+            Diagnostic(name, line, col, "(document)",
+                       f"character U+{exc.character:04X} is not allowed in YAML; remove it, or write it "
+                       f"as the escape {escape} inside a double-quoted string", "FG001")
+        ]
+    except RecursionError:
+        # The composer and constructor recurse once per level; find the level from the
+        # (iterative) event stream instead.
+        line, col = _too_deep(text)
+        return None, [Diagnostic(name, line, col, "(document)", _TOO_DEEP, "FG001")]
+    except YAMLError as exc:  # pragma: no cover - ruamel raises marked errors for text input
+        problem = " ".join(str(exc).split())
+        return None, [Diagnostic(name, 1, 1, "(document)", f"YAML error: {problem}", "FG001")]
+    if len(docs) != 1:
+        return None, [
+            Diagnostic(name, 1, 1, "(document)",
+                       f"expected exactly one YAML document, found {len(docs)}; "
+                       "keep one Fabric per file", "FG001")
+        ]
+    shape = _shape_problem(docs[0])
+    if shape is not None:
+        path, (line, col), message = shape
+        return None, [Diagnostic(name, line, col, format_path(path), message, "FG001")]
+    return Source(name=name, data=docs[0], text=text), []
+
+
+def _load_without_comments(text: str) -> list[Any] | None:
+    """The documents, read without their comments (only positions are needed here); None if
+    that fails: the round-trip loader then reads the text again and its error, worded as
+    the diagnostics quote it, is reported."""
+    try:
+        return list(round_trip(preserve_quotes=False, comments=False).load_all(text))
+    except Exception:
+        return None
+
+
+# A fabric nests a few levels deep and shares values with aliases at most a few times;
+# past these limits the document is refused before anything walks or validates it.
+MAX_DEPTH = 64
+MAX_ALIAS_NODES = 100_000
+_TOO_DEEP = (f"YAML nesting is deeper than {MAX_DEPTH} levels; a fabric needs far fewer; "
+             "close the open lists and mappings")
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset, counting line breaks as ruamel's YAML 1.2
+    reader does (LF, CR and CRLF)."""
+    before = text[:offset].replace("\r\n", "\n").replace("\r", "\n")
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Where the nesting first exceeds MAX_DEPTH, read from the parser's event stream."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    for event in round_trip().parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event.start_mark.line + 1, event.start_mark.column + 1
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return 1, 1  # pragma: no cover - only called when the loader ran out of stack
+
+
+_CORE_TAG = "tag:yaml.org,2002:"
+_TAGGED_TYPES = {"CommentedSet": "!!set", "CommentedOrderedMap": "!!omap", "bytes": "!!binary"}
+
+
+def _tag(node: Any) -> str | None:
+    """The explicit tag of a loaded node, if it has one (plain YAML has none)."""
+    name = _TAGGED_TYPES.get(type(node).__name__)
+    if name is not None:
+        return name
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", tag)
+    if not isinstance(value, str) or not value:
+        return None
+    return "!!" + value[len(_CORE_TAG):] if value.startswith(_CORE_TAG) else value
+
+
+def _edges(node: Any) -> list[tuple[str | int, tuple[int, int] | None, Any]]:
+    """(key, 1-based position of the value, value) for every child of a mapping or sequence."""
+    lc = getattr(node, "lc", None)
+    items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+    out: list[tuple[str | int, tuple[int, int] | None, Any]] = []
+    for key, value in items:
+        pos = None
+        try:
+            raw = None if lc is None else lc.value(key) if isinstance(node, dict) else lc.item(key)
+            if raw is not None and raw[0] is not None:
+                pos = (raw[0] + 1, raw[1] + 1)
+        except (KeyError, IndexError, TypeError):
+            pass  # a key brought in by a merge key (<<) has no position of its own
+        out.append((key if isinstance(key, (str, int)) else str(key), pos, value))
+    return out
+
+
+def _shape_problem(data: Any) -> tuple[ModelPath, tuple[int, int], str] | None:
+    """Explicit tags, nesting deeper than MAX_DEPTH, recursive aliases, and aliases that
+    expand the document by more than MAX_ALIAS_NODES nodes (a "billion laughs").
+
+    One iterative walk; a node shared through an alias is walked once, its expanded
+    size and height remembered, so a bomb is measured without being expanded.
+    """
+    lc = getattr(data, "lc", None)
+    root_pos = (lc.line + 1, lc.col + 1) if lc is not None and lc.line is not None else (1, 1)
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()
+    extra = 0
+    # frame: node, its path, its position, remaining edges, expanded size so far, height so far
+    stack: list[tuple[Any, ModelPath, tuple[int, int], list[Any], list[int]]] = []
+
+    def enter(node: Any, path: ModelPath, pos: tuple[int, int]) -> None:
+        open_.add(id(node))
+        stack.append((node, path, pos, _edges(node)[::-1], [1, 0]))
+
+    if _tag(data) is not None:
+        return (), root_pos, f"explicit YAML tag {_tag(data)} is not supported in a fabric; remove it"
+    if isinstance(data, (dict, list)):
+        enter(data, (), root_pos)
+    while stack:
+        node, path, pos, edges, acc = stack[-1]
+        if not edges:
+            stack.pop()
+            open_.discard(id(node))
+            size[id(node)], height[id(node)] = acc
+            if stack:
+                parent = stack[-1][4]
+                parent[0] += acc[0]
+                parent[1] = max(parent[1], acc[1] + 1)
+            continue
+        key, child_pos, child = edges.pop()
+        child_path = (*path, key)
+        where = child_pos or pos
+        tag = _tag(child)
+        if tag is not None:
+            return child_path, where, (f"explicit YAML tag {tag} is not supported in a fabric; remove it "
+                                       "(quote the value if it must be a string)")
+        if not isinstance(child, (dict, list)):
+            acc[0] += 1
+            continue
+        if id(child) in open_:  # pragma: no cover - ruamel loads a recursive alias as null today
+            return child_path, where, ("this alias refers to a mapping or list that contains it, which "
+                                       "would make the fabric infinite; write the value out instead")
+        if id(child) in size:  # an alias of a node walked before
+            extra += size[id(child)]
+            acc[0] += size[id(child)]
+            acc[1] = max(acc[1], height[id(child)] + 1)
+            if extra > MAX_ALIAS_NODES:
+                return child_path, where, (f"aliases expand the document by more than {MAX_ALIAS_NODES} "
+                                           "nodes; a fabric shares values a few times at most; write "
+                                           "the values out instead of nesting aliases")
+            if len(stack) + 1 + height[id(child)] > MAX_DEPTH:
+                return child_path, where, _TOO_DEEP
+            continue
+        if len(stack) + 1 > MAX_DEPTH:
+            return child_path, where, _TOO_DEEP
+        enter(child, child_path, where)
+    return None
+
+
+@dataclass
+class _Frame:
+    """An open mapping or sequence while walking the event stream."""
+
+    path: ModelPath
+    mapping: bool
+    at_key: bool = False  # a mapping whose next node is a key
+    key: str | int = 0  # the mapping's current key, or the sequence's next index
+
+
+def _key_path(text: str, line: int, col: int) -> ModelPath | None:
+    """The path of the mapping key that starts at 1-based `line`:`col`, read from the event
+    stream: the loader stops at a duplicate key, so there is no document to walk."""
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import (
+        AliasEvent,
+        CollectionEndEvent,
+        MappingStartEvent,
+        NodeEvent,
+        ScalarEvent,
+        SequenceStartEvent,
+    )
+
+    stack: list[_Frame] = []
+    try:
+        for event in round_trip().parse(text):
+            if isinstance(event, CollectionEndEvent):
+                stack.pop()
+                continue
+            if not isinstance(event, (NodeEvent, AliasEvent)):
+                continue
+            path: ModelPath = ()
+            if stack and stack[-1].at_key:
+                top = stack[-1]
+                top.at_key = False
+                mark = event.start_mark
+                key = event.value if isinstance(event, ScalarEvent) else "?"  # "?": a complex key
+                if isinstance(event, ScalarEvent) and (mark.line + 1, mark.column + 1) == (line, col):
+                    return (*top.path, key)
+                top.key = key
+                path = (*top.path, "?")
+            elif stack and stack[-1].mapping:
+                stack[-1].at_key = True
+                path = (*stack[-1].path, stack[-1].key)
+            elif stack:
+                path = (*stack[-1].path, stack[-1].key)
+                stack[-1].key = int(stack[-1].key) + 1
+            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+                mapping = isinstance(event, MappingStartEvent)
+                stack.append(_Frame(path, mapping, at_key=mapping))
+    except (YAMLError, RecursionError):  # past the key: the position alone still locates it
+        return None
+    return None
+
+
+def _duplicate_key(exc: Exception) -> str:
+    problem = getattr(exc, "problem", "") or ""
+    # ruamel: 'found duplicate key "name" with value ...'
+    if '"' in problem:
+        return problem.split('"')[1]
+    return problem
+
+
+# A fabric of ten thousand zones is about 3 MB; anything larger is not a fabric, and
+# parsing it would take minutes and gigabytes.
+MAX_BYTES = 4 * 1024 * 1024
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_text(path: Path) -> str:
+    """The text of a fabric file: a regular file of at most MAX_BYTES, UTF-8.
+
+    Opened without blocking, so a FIFO cannot hang the reader, and refused unless it
+    is a regular file, so a device such as /dev/zero is never read. Raises OSError
+    (strerror says what is wrong) or UnicodeDecodeError.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; give the path of a fabric file")
+        data = b""
+        while len(data) <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > MAX_BYTES:
+            raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB ({MAX_BYTES} bytes), "
+                                       "far more than a fabric needs; split it into one fabric per site")
+    finally:
+        os.close(fd)
+    return data.decode("utf-8")
+
+
+def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
+    name = display_name(path)
+    try:
+        text = read_text(path)
+    except FileNotFoundError:
+        return None, [Diagnostic(name, 1, 1, "(document)", "file not found", "FG000")]
+    except UnicodeDecodeError as exc:
+        before = exc.object[: exc.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
+        return None, [Diagnostic(name, line, col, "(document)",
+                                 f"byte 0x{exc.object[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+                                 "FG000")]
+    except OSError as exc:
+        return None, [Diagnostic(name, 1, 1, "(document)", f"cannot read file: {exc.strerror or exc}", "FG000")]
+    source, found = parse(text, name)
+    return (None if source is None else replace(source, path=path)), found
+
+
+__all__ = ["MAX_BYTES", "ModelPath", "Source", "display_name", "parse", "read", "read_text"]
