@@ -102,7 +102,7 @@ def _files(site: str, chosen: Pin) -> dict[str, str]:
 
 
 def run(*, directory: Path, site: str, hook_repo: str | None, hook_rev: str | None) -> int:
-    from fabricgen import emit
+    from fabricgen import emit, stamp
     from fabricgen.pipeline import load_text, render
 
     if not _SITE.fullmatch(site):
@@ -113,8 +113,8 @@ def run(*, directory: Path, site: str, hook_repo: str | None, hook_rev: str | No
     chosen = installed_pin() if hook_repo is None or hook_rev is None else pin(hook_repo, hook_rev)
     files = _files(site, chosen)
     fabric_path = f"sites/{site}/fabric.yaml"
-    fabric, _source, _warnings = load_text(files[fabric_path], fabric_path)
-    build = render(fabric, fabric_path)
+    fabric, _source, warnings = load_text(files[fabric_path], fabric_path)
+    build = stamp.stamped(render(fabric, fabric_path), files[fabric_path], len(warnings))
 
     targets = [directory / rel for rel in files] + [directory / "rendered" / site]
     taken = [t for t in targets if t.exists() or t.is_symlink()]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricgen import emit, exit_codes, report
+from fabricgen import emit, exit_codes, report, stamp
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.pipeline import Build, load_all, provenance_name, render
 
@@ -22,7 +22,8 @@ from fabricgen.pipeline import Build, load_all, provenance_name, render
 def build_all(paths: Sequence[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
     """Validate and render every fabric; all problems of all fabrics are collected."""
     loaded, found = load_all(paths)
-    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+    return [stamp.stamped(render(fabric, provenance_name(source, output)), source.text,
+                          sum(d.file == source.name for d in found)) for fabric, source in loaded], found
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,
