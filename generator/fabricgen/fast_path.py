@@ -63,9 +63,9 @@ def _read_regular(path: str, limit: int | None = None) -> tuple[bytes, bool] | N
         os.close(fd)
 
 
-def _stamps(output: Path) -> dict[str, dict[str, Any]] | None:
-    """Every canonical stamp under `output`, by site; None when a staging leftover is there."""
-    found: dict[str, dict[str, Any]] = {}
+def _stamps(output: Path) -> dict[str, str] | None:
+    """The text of every stamp under `output`, by site; None when a staging leftover is there."""
+    found: dict[str, str] = {}
     try:
         with os.scandir(output) as entries:
             listed = list(entries)
@@ -80,24 +80,29 @@ def _stamps(output: Path) -> dict[str, dict[str, Any]] | None:
         except OSError:
             continue
         read = _read_regular(os.path.join(entry.path, stamp.NAME))
-        if read is None:
-            continue
-        try:
-            text = read[0].decode("ascii")
-            doc = json.loads(text)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if (isinstance(doc, dict) and doc.get("format") == stamp.FORMAT and doc.get("site") == entry.name
-                and stamp.dump(doc) == text):
-            found[entry.name] = doc
+        if read is not None:
+            try:
+                found[entry.name] = read[0].decode("ascii")
+            except UnicodeDecodeError:
+                continue
     return found
 
 
-def _match(stamps: Mapping[str, dict[str, Any]], source: str, fabric_sha256: str, code: str) -> str | None:
-    for site, doc in stamps.items():
-        if doc.get("fabric") == {"source": source, "sha256": fabric_sha256} and doc.get("code") == code \
-                and doc.get("warnings") == 0:
-            return site
+def _match(stamps: Mapping[str, str], source: str, fabric_sha256: str,
+           code: str) -> tuple[str, dict[str, Any]] | None:
+    """The site and stamp of the fabric: a canonical stamp of this format for its bytes, its
+    source name and this code, with no warnings."""
+    for site, text in stamps.items():
+        if fabric_sha256 not in text:  # most stamps are another fabric's: skip parsing them
+            continue
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            continue
+        if (isinstance(doc, dict) and doc.get("format") == stamp.FORMAT and doc.get("site") == site
+                and doc.get("fabric") == {"source": source, "sha256": fabric_sha256}
+                and doc.get("code") == code and doc.get("warnings") == 0 and stamp.dump(doc) == text):
+            return site, doc
     return None
 
 
@@ -138,7 +143,7 @@ def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool,
     return kept if seen == len(files) else None
 
 
-def _site_for(path: Path, source: str, stamps: Mapping[str, dict[str, Any]], code: str) -> str | None:
+def _site_for(path: Path, source: str, stamps: Mapping[str, str], code: str) -> tuple[str, dict[str, Any]] | None:
     read = _read_regular(str(path), MAX_FABRIC_BYTES)
     if read is None:
         return None
@@ -164,10 +169,11 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
     code = stamp.code_digest()
     sites: set[str] = set()
     for path in fabrics:
-        site = _site_for(path, provenance.source_name(path, output), stamps, code)
-        if site is None or site in sites:  # a second fabric for one site is FG004: the full path says so
+        found = _site_for(path, provenance.source_name(path, output), stamps, code)
+        if found is None or found[0] in sites:  # a second fabric for one site is FG004: the full path says so
             return None
-        if _verify(output / site, stamps[site], modes=True) is None:
+        site, doc = found
+        if _verify(output / site, doc, modes=True) is None:
             return None
         sites.add(site)
     if top is not None:
@@ -195,10 +201,10 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
     stamps = _stamps(root / RENDERED)
     if not stamps:
         return None
-    site = _site_for(fabric_path, name, stamps, stamp.code_digest())
-    if site is None:
+    found = _site_for(fabric_path, name, stamps, stamp.code_digest())
+    if found is None:
         return None
-    doc = stamps[site]
+    site, doc = found
     kubernetes = doc.get("kubernetes")
     if not isinstance(kubernetes, dict):
         return None
