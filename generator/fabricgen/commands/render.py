@@ -23,7 +23,8 @@ def build_all(paths: Sequence[Path], output: Path | None = None) -> tuple[list[B
     """Validate and render every fabric; all problems of all fabrics are collected."""
     loaded, found = load_all(paths)
     return [stamp.stamped(render(fabric, provenance_name(source, output)), source.text,
-                          sum(d.file == source.name for d in found)) for fabric, source in loaded], found
+                          sum(d.file == source.name and not d.is_error for d in found))
+            for fabric, source in loaded], found
 
 
 def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,
