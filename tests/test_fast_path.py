@@ -238,6 +238,17 @@ def test_same_fabric_twice_is_reported(repo: Path) -> None:
     assert not result.fast and result.code == 1 and "[FG004]" in result.stderr
 
 
+def test_a_source_name_written_escaped(repo: Path) -> None:
+    """Headers write the fabric's name escaped (a tab as `\\t`); the stamp holds it as they do."""
+    fabric = repo / "we\tird" / "fabric.yaml"
+    fabric.parent.mkdir()
+    shutil.copy(REPO / "tests" / "golden" / "minimal" / "fabric.yaml", fabric)
+    assert fabricgen(repo, "render", "-q", str(fabric.relative_to(repo))).code == 3
+    assert stamp_doc(repo, "solo")["fabric"]["source"] == "we\\tird/fabric.yaml"  # type: ignore[index]
+    fast = fabricgen(repo, "render", "--check", str(fabric.relative_to(repo)))
+    assert fast.fast and fast.code == 0
+
+
 def test_switched_off(repo: Path) -> None:
     assert not check(repo, FABRICGEN_FAST_PATH="0").fast
 

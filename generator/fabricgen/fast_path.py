@@ -169,7 +169,7 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
     code = stamp.code_digest()
     sites: set[str] = set()
     for path in fabrics:
-        found = _site_for(path, provenance.source_name(path, output), stamps, code)
+        found = _site_for(path, provenance.printable(provenance.source_name(path, output)), stamps, code)
         if found is None or found[0] in sites:  # a second fabric for one site is FG004: the full path says so
             return None
         site, doc = found
@@ -201,7 +201,9 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
     stamps = _stamps(root / RENDERED)
     if not stamps:
         return None
-    found = _site_for(fabric_path, name, stamps, stamp.code_digest())
+    from fabricgen.provenance import printable
+
+    found = _site_for(fabric_path, printable(name), stamps, stamp.code_digest())
     if found is None:
         return None
     site, doc = found

@@ -4,7 +4,8 @@
 tell, without loading the pipeline, that the output on disk is exactly what the same
 fabric and the same fabricgen code would render. The stamp holds:
 
-- `fabric`: the source name used in headers and `fabricgen.io/source`, and the SHA-256
+- `fabric`: the source name used in headers and `fabricgen.io/source` (printable, as
+  `fabricgen.provenance.printable` writes it), and the SHA-256
   of the fabric file's bytes;
 - `code`: the SHA-256 of fabricgen's own `.py` and `.j2` files (`code_digest`), computed at
   run time, so a code change without a version bump never trusts an old stamp; the
