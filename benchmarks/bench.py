@@ -12,6 +12,14 @@ a busy machine where absolute times do not):
 | lab | `fabricgen render` of the lab | `python -c "import pydantic, ruamel.yaml, jinja2, jsonschema"` | <= 1x |
 | 128 zones | `fabricgen render` of a 128-zone full mesh (16,256 routes) | the lab render | <= 4.0x |
 | validate | `fabricgen validate` of 1,000 zones | (absolute: CPU seconds) | < 2 s |
+| plugin-st | `argocd-generate`, zone hq, stamped output current (fast path) | `kubectl kustomize` as above | <= 2.0x |
+| check-st | `fabricgen render --check` of the lab, stamped output current (fast path) | the import line | <= 1x |
+
+Rows plugin, lab, lab-cur and mesh-cur run the full pipeline (`FABRICGEN_FAST_PATH=0`):
+they are what every run costs when the fabric or the output changed, or when the stamp
+cannot be verified. Rows plugin-st and check-st are what pre-commit and Argo CD pay when
+nothing changed (`fabricgen.fast_path`); each says whether the fast path was taken, and
+a row whose run fell back to the full pipeline FAILs, so a stale stamp cannot pass as fast.
 
 The validate goal is on user + system seconds, which a busy machine does not
 inflate as it does wall time; its ratio is 1,000 zones over a quarter of that (4x
@@ -52,6 +60,10 @@ GOAL_PLUGIN = 2.0
 GOAL_LAB = 1.0
 GOAL_MESH = 4.0
 GOAL_VALIDATE_S = 2.0
+FULL = {"FABRICGEN_FAST_PATH": "0"}  # the full pipeline even where the stamp would answer
+# Runs fabricgen's CLI and says on stderr whether it loaded the pipeline (pydantic).
+PROBE = ("import sys\nfrom fabricgen.cli import main\nmain(sys.argv[1:])\n"
+         "sys.stderr.write('\\nPIPELINE=%s\\n' % ('pydantic' in sys.modules))\n")
 
 
 def fabric_text(zones: int) -> str:
@@ -103,6 +115,15 @@ class Command:
     env: dict[str, str]
     ok: tuple[int, ...] = (0,)
     fresh_output: bool = False  # append `-o <new empty dir>`, so that render writes every file
+    fast: bool = False  # meant to take the fast path: checked before measuring
+
+
+def takes_fast_path(cmd: Command) -> bool:
+    """Whether the command answers without loading the pipeline (run once through PROBE)."""
+    args = cmd.argv[3:]  # after `python -m fabricgen`
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=cmd.cwd, env=cmd.env, capture_output=True,
+                          text=True, check=False)
+    return "\nPIPELINE=False\n" in done.stderr
 
 
 def run_once(cmd: Command) -> Run:
@@ -168,15 +189,17 @@ def compare(results: dict[str, list[Run]], name: str, what: str, command: str, b
                peak_rss_mib=max(r.peak_rss_kib for r in mine) / 1024, note=note)
 
 
-def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: int) -> list[Row]:
+def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: int,
+              fast_paths: dict[str, bool] | None = None) -> list[Row]:
     rows = []
     kustomize = f"kubectl kustomize rendered/lab/{LAB_ZONE}"
     if "kustomize" in results:
-        plugin = compare(results, "plugin", f"argocd-generate, zone {LAB_ZONE} of the lab", "plugin", "kustomize",
+        plugin = compare(results, "plugin", f"argocd-generate, zone {LAB_ZONE} of the lab (full pipeline)", "plugin",
+                         "kustomize",
                          f"<= {GOAL_PLUGIN}x")
         plugin.passed = plugin.ratio is not None and plugin.ratio <= GOAL_PLUGIN
     else:
-        plugin = Row("plugin", f"argocd-generate, zone {LAB_ZONE} of the lab", "", f"<= {GOAL_PLUGIN}x",
+        plugin = Row("plugin", f"argocd-generate, zone {LAB_ZONE} of the lab (full pipeline)", "", f"<= {GOAL_PLUGIN}x",
                      note="skipped: kubectl is not on PATH")
     plugin.baseline = kustomize
     rows.append(plugin)
@@ -196,12 +219,31 @@ def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: 
     validate.passed = validate.cpu_seconds is not None and validate.cpu_seconds < GOAL_VALIDATE_S
     rows.append(validate)
 
+    fast = fast_paths or {}
+    if "kustomize" in results:
+        plugin_st = compare(results, "plugin-st", f"argocd-generate, zone {LAB_ZONE}, output stamped (fast path)",
+                            "plugin-stamped", "kustomize", f"<= {GOAL_PLUGIN}x",
+                            note="fast path taken" if fast.get("plugin-stamped") else "FELL BACK to the pipeline")
+        plugin_st.passed = bool(fast.get("plugin-stamped")) and plugin_st.ratio is not None \
+            and plugin_st.ratio <= GOAL_PLUGIN
+    else:
+        plugin_st = Row("plugin-st", f"argocd-generate, zone {LAB_ZONE}, output stamped (fast path)", "",
+                        f"<= {GOAL_PLUGIN}x", note="skipped: kubectl is not on PATH")
+    plugin_st.baseline = kustomize
+    rows.append(plugin_st)
+    check_st = compare(results, "check-st", "render --check of the lab, output stamped (fast path)",
+                       "check-stamped", "imports", f"<= {GOAL_LAB}x",
+                       note="fast path taken" if fast.get("check-stamped") else "FELL BACK to the pipeline")
+    check_st.baseline = "the import line of row lab"
+    check_st.passed = bool(fast.get("check-stamped")) and check_st.ratio is not None and check_st.ratio <= GOAL_LAB
+    rows.append(check_st)
+
     # Rows for reading the ones above; no goal of their own.
-    current = compare(results, "lab-cur", "render of the lab, output already current", "lab-current", "imports",
-                      "-", note="what pre-commit runs on most commits")
+    current = compare(results, "lab-cur", "render of the lab, output current (full pipeline)", "lab-current", "imports",
+                      "-", note="what a run costs when the stamp cannot answer")
     current.baseline = "the import line of row lab"
     rows.append(current)
-    mesh_current = compare(results, "mesh-cur", f"render of {render_zones} zones, output already current",
+    mesh_current = compare(results, "mesh-cur", f"render of {render_zones} zones, output current (full pipeline)",
                            "mesh-current", "lab-current", "-", note="the same without creating files")
     mesh_current.baseline = "row lab-cur"
     rows.append(mesh_current)
@@ -247,21 +289,29 @@ def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int
     for zones in (render_zones, validate_zones, validate_zones // 4):
         files[zones] = workdir / f"fabric-{zones}.yaml"
         files[zones].write_text(fabric_text(zones))
-    current = workdir / "current"  # output already current: the lab's as committed, the mesh's rendered once
+    # Output already current: the lab's as committed (with its stamp), the mesh's rendered once.
+    # An older fabricgen (--source) does not know the stamp: it removes it (exit 3 in the warm-up
+    # round) or, with --check, reports it (exit 3): rows lab-cur and check-st accept that.
+    current, stamped, mesh_current = workdir / "current", workdir / "current-stamped", workdir / "current-mesh"
     shutil.copytree(REPO / "rendered" / "lab", current / "lab")
-    subprocess.run([*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(current)], cwd=workdir,
+    shutil.copytree(REPO / "rendered" / "lab", stamped / "lab")
+    subprocess.run([*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_current)], cwd=workdir,
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    full = {**env, **FULL}
+    argocd = {"ARGOCD_ENV_ZONE": LAB_ZONE, "ARGOCD_ENV_FABRIC": LAB.as_posix()}
     cmds = [
         Command("imports", [sys.executable, "-c", IMPORTS], REPO, env),
         Command("deps", [sys.executable, "-c", DEPS], REPO, env),
-        Command("lab", [*fabricgen, "render", "-q", str(LAB)], REPO, env, ok=(3,), fresh_output=True),
-        Command("lab-current", [*fabricgen, "render", "-q", str(LAB), "-o", str(current)], REPO, env),
-        Command("plugin", [*fabricgen, "argocd-generate"], REPO,
-                {**env, "ARGOCD_ENV_ZONE": LAB_ZONE, "ARGOCD_ENV_FABRIC": LAB.as_posix()}),
+        Command("lab", [*fabricgen, "render", "-q", str(LAB)], REPO, full, ok=(3,), fresh_output=True),
+        Command("lab-current", [*fabricgen, "render", "-q", str(LAB), "-o", str(current)], REPO, full, ok=(0, 3)),
+        Command("plugin", [*fabricgen, "argocd-generate"], REPO, {**full, **argocd}),
+        Command("plugin-stamped", [*fabricgen, "argocd-generate"], REPO, {**env, **argocd}, fast=True),
+        Command("check-stamped", [*fabricgen, "render", "--check", "-q", str(LAB), "-o", str(stamped)], REPO, env,
+                ok=(0, 3), fast=True),
         Command("mesh", [*fabricgen, "render", "-q", str(files[render_zones])], workdir, env, ok=(3,),
                 fresh_output=True),
-        Command("mesh-current", [*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(current)],
-                workdir, env),
+        Command("mesh-current", [*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_current)],
+                workdir, full),
         Command("validate", [*fabricgen, "validate", str(files[validate_zones])], workdir, env),
         Command("validate-quarter", [*fabricgen, "validate", str(files[validate_zones // 4])], workdir, env),
     ]
@@ -283,9 +333,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 2 <= args.render_zones <= MAX_MESH or args.validate_zones < 8:
         parser.error(f"--render-zones takes 2..{MAX_MESH}, --validate-zones at least 8")
     with tempfile.TemporaryDirectory(prefix="fg-bench-") as tmp:
-        results = measure(commands(args.source.resolve(), Path(tmp), args.render_zones, args.validate_zones),
-                          args.runs)
-    rows = rows_from(results, args.render_zones, args.validate_zones)
+        cmds = commands(args.source.resolve(), Path(tmp), args.render_zones, args.validate_zones)
+        results = measure(cmds, args.runs)
+        fast_paths = {cmd.name: takes_fast_path(cmd) for cmd in cmds if cmd.fast}
+    rows = rows_from(results, args.render_zones, args.validate_zones, fast_paths)
     if args.json:
         doc = {"rows": [asdict(r) for r in rows], "runs": args.runs, "python": sys.version.split()[0],
                "cpus": os.cpu_count()}

@@ -20,11 +20,16 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
     doc = json.loads(proc.stdout)
     rows = {row["name"]: row for row in doc["rows"]}
     kubectl = shutil.which("kubectl") is not None
-    assert set(rows) == {"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur"} | ({"deps"} if kubectl else set())
+    assert set(rows) == {"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur", "plugin-st", "check-st"} | (
+        {"deps"} if kubectl else set())
     for name in ("lab", "mesh", "validate", *(("plugin",) if kubectl else ())):
         row = rows[name]
         assert row["ratio"] > 0 and row["cpu_ratio"] > 0 and row["peak_rss_mib"] > 0
         assert isinstance(row["passed"], bool) and row["goal"]
     assert rows["mesh"]["what"] == "render of 3 zones (6 routes)"
+    # the committed output is current and stamped: the fast-path rows take it
+    assert rows["check-st"]["note"] == "fast path taken"
+    if kubectl:
+        assert rows["plugin-st"]["note"] == "fast path taken"
     # the exit status is the verdict of every row with a goal
     assert (proc.returncode == 0) == all(r["passed"] is not False for r in rows.values())

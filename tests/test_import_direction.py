@@ -41,7 +41,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "scaffold": ("output", "pipeline", "render", "model"),
     "commands": ("scaffold", "live_state", "review", "delivery", "output", "report", "pipeline",
                  "validation", "model", "source", "serialise"),
-    "cli": ("commands", "report", "__init__"),
+    "fast_path": ("output", "delivery", "report", "source", "serialise"),
+    "cli": ("fast_path", "commands", "report", "__init__"),
     "__main__": ("cli",),
 }
 

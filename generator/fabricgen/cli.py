@@ -130,6 +130,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return validate.run(fabrics=args.fabrics, fmt=args.fmt)
     if args.command == "render":
+        from fabricgen import fast_path
+
+        current = fast_path.render(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
+                                   quiet=args.quiet, all_tracked=args.all_tracked)
+        if current is not None:
+            return current
         from fabricgen.commands import render
 
         return render.run(fabrics=args.fabrics, output=args.output, check=args.check, fmt=args.fmt,
@@ -164,6 +170,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return rules.run(markdown=args.markdown)
     if args.command == "argocd-generate":
+        from fabricgen import fast_path
+
+        printed = fast_path.argocd_generate(cwd=Path.cwd(), environ=os.environ)
+        if printed is not None:
+            return printed
         from fabricgen.commands import argocd_generate
 
         return argocd_generate.run(cwd=Path.cwd(), environ=os.environ)

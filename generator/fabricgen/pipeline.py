@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from fabricgen.diagnostics import Diagnostic
@@ -20,6 +20,7 @@ from fabricgen.plan.zones import Plan, build_plan
 from fabricgen.render import RENDERERS, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
+from fabricgen.serialise import stamp
 from fabricgen.serialise.manifest_yaml import dump_all
 from fabricgen.source import provenance
 from fabricgen.source.reader import Source, parse, read
@@ -180,8 +181,23 @@ def build(path: Path, output_root: Path | None = None) -> Build:
     return Build(result.plan, result.files, result.manifests, tuple(warnings))
 
 
+def stamped(build: Build, fabric_text: str, warnings: int) -> Build:
+    """`build` with its stamp (`serialise.stamp`) among the files; `fabric_text` is the fabric as read."""
+    files = [(PurePosixPath(*rel.parts[1:]).as_posix(), out.text.encode(), out.executable)
+             for rel, out in build.files.items()]
+    kubernetes = {directory: ([m.filename for m in manifests], sum(len(m.objects) for m in manifests))
+                  for directory, manifests in build.manifests.items()}
+    text = stamp.text(site=build.site, source=build.plan.source_name,
+                      fabric_sha256=stamp.sha256(fabric_text.encode()), code=stamp.code_digest(),
+                      warnings=warnings, files=files, kubernetes=kubernetes)
+    all_files = {**build.files, PurePosixPath(build.site, stamp.NAME): OutputFile(text)}
+    return replace(build, files=dict(sorted(all_files.items())))
+
+
 def build_all(paths: Iterable[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
-    """Validate and render every fabric; all problems of all fabrics are collected."""
+    """Validate and render every fabric, each with its stamp; all problems of all fabrics are collected."""
     loaded, found = load_all(paths)
-    return [render(fabric, provenance_name(source, output)) for fabric, source in loaded], found
+    return [stamped(render(fabric, provenance_name(source, output)), source.text,
+                    sum(d.file == source.name and not d.is_error for d in found))
+            for fabric, source in loaded], found
 

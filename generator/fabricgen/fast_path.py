@@ -1,0 +1,252 @@
+"""Answers from the stamp (`fabricgen.serialise.stamp`) when nothing changed, without loading the pipeline.
+
+Pre-commit runs `fabricgen render --check` (or `render --all`) on every commit, and the
+Argo CD plugin runs for every Application on every refresh; most of the time neither the
+fabric nor the output has changed. Loading pydantic, ruamel.yaml and jinja2 alone costs
+more than `kubectl kustomize` of the committed output, so this module answers those
+runs from `<output>/<site>/.fabricgen.json` instead, with the standard library only.
+
+It answers only when it can verify everything: the fabric's bytes, its source name and the
+digest of the running fabricgen code equal the stamp's, the fabric had no warnings, and the
+site directory holds exactly the stamped files (no file missing or extra, every one a
+regular file with the stamped SHA-256 and, for `render`, executable bit; no symlink or
+other special entry). Anything else (no stamp, an unreadable or non-canonical stamp,
+another fabricgen, a file edited by hand) returns None, and the caller runs the full
+pipeline, which behaves exactly as without a stamp. `FABRICGEN_FAST_PATH=0` turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fabricgen.serialise import stamp
+
+STAGING_PREFIX = ".fabricgen-staging-"  # fabricgen.output.emit's; a leftover one makes `render` clean up
+MAX_FABRIC_BYTES = 4 * 1024 * 1024  # fabricgen.source.reader.MAX_BYTES
+RENDERED = "rendered"  # where the plugin looks for the stamps: the default output root, at the repository root
+
+
+def enabled(environ: Mapping[str, str]) -> bool:
+    return environ.get("FABRICGEN_FAST_PATH", "1") != "0"
+
+
+def _read_regular(path: str, limit: int | None = None) -> tuple[bytes, bool] | None:
+    """A regular file's bytes and owner execute bit; None for anything else or any error."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return None
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if limit is not None and size > limit:
+                return None
+        return b"".join(chunks), bool(mode & stat.S_IXUSR)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _stamps(output: Path) -> dict[str, str] | None:
+    """The text of every stamp under `output`, by site; None when a staging leftover is there."""
+    found: dict[str, str] = {}
+    try:
+        with os.scandir(output) as entries:
+            listed = list(entries)
+    except OSError:
+        return found
+    for entry in listed:
+        if entry.name.startswith(STAGING_PREFIX):
+            return None
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        read = _read_regular(os.path.join(entry.path, stamp.NAME))
+        if read is not None:
+            try:
+                found[entry.name] = read[0].decode("ascii")
+            except UnicodeDecodeError:
+                continue
+    return found
+
+
+def _match(stamps: Mapping[str, str], source: str, fabric_sha256: str,
+           code: str) -> tuple[str, dict[str, Any]] | None:
+    """The site and stamp of the fabric: a canonical stamp of this format for its bytes, its
+    source name and this code, with no warnings."""
+    for site, text in stamps.items():
+        if fabric_sha256 not in text:  # most stamps are another fabric's: skip parsing them
+            continue
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            continue
+        if (isinstance(doc, dict) and doc.get("format") == stamp.FORMAT and doc.get("site") == site
+                and doc.get("fabric") == {"source": source, "sha256": fabric_sha256}
+                and doc.get("code") == code and doc.get("warnings") == 0 and stamp.dump(doc) == text):
+            return site, doc
+    return None
+
+
+def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool,
+            keep: frozenset[str] = frozenset()) -> dict[str, bytes] | None:
+    """The bytes of the `keep` files when the site directory is exactly what the stamp lists."""
+    files = doc.get("files")
+    if not isinstance(files, dict):
+        return None
+    kept: dict[str, bytes] = {}
+    seen = 0
+    pending = [(str(site_dir), "")]
+    try:
+        while pending:
+            directory, rel = pending.pop()
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    name = rel + entry.name
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append((entry.path, name + "/"))
+                        continue
+                    if name == stamp.NAME:
+                        continue
+                    want = files.get(name)
+                    read = _read_regular(entry.path) if isinstance(want, dict) else None
+                    if want is None or read is None:
+                        return None  # not stamped, or not a regular file
+                    data, executable = read
+                    if hashlib.sha256(data).hexdigest() != want.get("sha256"):
+                        return None
+                    if modes and executable is not want.get("executable"):
+                        return None
+                    if name in keep:
+                        kept[name] = data
+                    seen += 1
+    except OSError:
+        return None
+    return kept if seen == len(files) else None
+
+
+def _site_for(path: Path, source: str, stamps: Mapping[str, str], code: str) -> tuple[str, dict[str, Any]] | None:
+    read = _read_regular(str(path), MAX_FABRIC_BYTES)
+    if read is None:
+        return None
+    return _match(stamps, source, hashlib.sha256(read[0]).hexdigest(), code)
+
+
+def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,
+           all_tracked: bool = False) -> int | None:
+    """`fabricgen render [--check] [--all]` when every fabric's output is verified current, else None."""
+    if not enabled(os.environ):
+        return None
+    top = None
+    if all_tracked:
+        from fabricgen.output import git_index
+
+        top = git_index.toplevel(Path.cwd())  # the full path would fail here the same way
+        fabrics = git_index.fabrics(top)
+    stamps = _stamps(output)
+    if not fabrics or not stamps:
+        return None
+    from fabricgen import report
+    from fabricgen.source import provenance
+
+    code = stamp.code_digest()
+    sites: set[str] = set()
+    for path in fabrics:
+        found = _site_for(path, provenance.printable(provenance.source_name(path, output)), stamps, code)
+        if found is None or found[0] in sites:  # a second fabric for one site is FG004: the full path says so
+            return None
+        site, doc = found
+        if _verify(output / site, doc, modes=True) is None:
+            return None
+        sites.add(site)
+    if top is not None:
+        from fabricgen.output import git_index
+
+        if any(site not in sites for site in git_index.sites(top, output)):
+            return None  # a retired site to remove
+    if report.resolve(fmt) == "json":
+        sys.stdout.write(report.format_diagnostics((), fmt))
+    if not quiet:
+        sys.stderr.write(f"fabricgen: {output} is up to date\n")
+    return 0
+
+
+def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
+    """The plugin's output for one zone from the committed `rendered/<site>/`, else None."""
+    if not enabled(environ):
+        return None
+    from fabricgen.delivery import argocd_plugin
+
+    settings = argocd_plugin.read_settings(environ)  # errors here are the full path's errors too
+    root = argocd_plugin.checkout_root(cwd, environ)
+    fabric_path = argocd_plugin.find_fabric(cwd, root, settings.fabric)
+    name = argocd_plugin.source_name(fabric_path, root)
+    stamps = _stamps(root / RENDERED)
+    if not stamps:
+        return None
+    from fabricgen.source.provenance import printable
+
+    found = _site_for(fabric_path, printable(name), stamps, stamp.code_digest())
+    if found is None:
+        return None
+    site, doc = found
+    kubernetes = doc.get("kubernetes")
+    if not isinstance(kubernetes, dict):
+        return None
+    zone = settings.zone
+    if zone is None and len(kubernetes) == 1:
+        zone = next(iter(kubernetes))
+    entry = kubernetes.get(zone) if zone is not None else None
+    if not isinstance(entry, dict) or not entry.get("objects") or not isinstance(entry.get("manifests"), list):
+        return None  # no zone chosen, an unknown zone, or nothing to print: the full path explains
+    paths = [f"{zone}/{m}" for m in entry["manifests"]]
+    # Argo CD's cmp-server unpacks every file 0644 unless the plugin sets preserveFileMode
+    # (argo-cd util/io/files/tar.go `untar`), and no mode reaches the printed objects.
+    kept = _verify(root / RENDERED / site, doc, modes=False, keep=frozenset(paths))
+    if kept is None or set(kept) != set(paths):
+        return None
+    bodies = []
+    for path in paths:
+        body = _body(kept[path])
+        if body is None:
+            return None
+        bodies.append(body)
+    sys.stdout.write("---\n".join(bodies))
+    sys.stderr.write(f"fabricgen: {name}: zone {zone}: {entry['objects']} object(s)\n")
+    return 0
+
+
+def _body(data: bytes) -> str | None:
+    """A manifest file's YAML stream without its comment header and the `---` after it."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    at = 0
+    while text.startswith("#", at):
+        end = text.find("\n", at)
+        if end < 0:
+            return None
+        at = end + 1
+    if not text.startswith("---\n", at):
+        return None
+    return text[at + 4:]
+
