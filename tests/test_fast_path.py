@@ -336,10 +336,10 @@ def test_stamp_lists_exactly_the_committed_site(site: str) -> None:
 
 def test_code_digest_follows_every_code_file(tmp_path: Path) -> None:
     package = tmp_path / "fabricgen"
-    shutil.copytree(Path(stamp.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(stamp.__file__).parent.parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     before = stamp.code_digest(package)
     assert before == stamp.code_digest()
-    template = next(package.glob("templates/*.j2"))
+    template = next(package.glob("render/templates/*.j2"))
     template.write_text(template.read_text() + " ")
     assert stamp.code_digest(package) != before
     template.write_text(template.read_text()[:-1])

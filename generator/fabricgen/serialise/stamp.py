@@ -33,7 +33,7 @@ from typing import Any
 NAME = ".fabricgen.json"
 FORMAT = 1
 _CODE_SUFFIXES = (".py", ".j2")
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # the whole fabricgen package
 
 
 def sha256(data: bytes) -> str:
