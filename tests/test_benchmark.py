@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 
@@ -33,3 +35,17 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
         assert rows["plugin-st"]["note"] == "fast path taken"
     # the exit status is the verdict of every row with a goal
     assert (proc.returncode == 0) == all(r["passed"] is not False for r in rows.values())
+
+
+def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
+    """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, once each (no timing is checked)."""
+    from fabricgen.live_state.lab.sandbox import missing_prerequisites
+
+    if missing_prerequisites():
+        pytest.skip("the OVN programs are not installed")
+    proc = subprocess.run([sys.executable, "benchmarks/verify_lab.py", "--runs", "1", "--sizes", "3", "--json"],
+                          cwd=REPO, capture_output=True, text=True, check=False)
+    assert proc.returncode in (0, 1), proc.stderr
+    rows = json.loads(proc.stdout)["runs"]
+    assert [(r["fabric"], r["zones"]) for r in rows] == [("sites/lab", 4), ("synthetic 3", 3)]
+    assert rows[0]["result"] == "12/12 pairs delivered" and rows[1]["result"] == "6/6 pairs delivered"
