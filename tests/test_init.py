@@ -214,5 +214,11 @@ def test_init_from_a_directory_install_runs_the_fabricgen_on_path(tmp_path: Path
     text = (repo / ".pre-commit-config.yaml").read_text()
     assert "repo: local" in text and "entry: fabricgen render --all" in text
     assert "rev: <full commit id>" in text
+    # The CI check job runs those same local hooks, so it installs fabricgen itself.
+    workflow = YAML(typ="safe").load((repo / "ci/github-actions.yaml").read_text())
+    assert 'pip install pre-commit "$FABRICGEN"' in [step.get("run", "").split("#")[0].strip()
+                                                     for step in workflow["jobs"]["check"]["steps"]]
+    gitlab = YAML(typ="safe").load((repo / "ci/gitlab-ci.yml").read_text())
+    assert 'pip install pre-commit "$FABRICGEN"' in gitlab["check"]["script"]
     _first_commit_then_edit(repo, fabricgen_commit[2], BIN / "fabricgen")
 
