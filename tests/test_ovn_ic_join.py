@@ -1,6 +1,6 @@
 """OVN deployments joined to the interconnection, against real OVN (Debian OVN 23.03).
 
-A sandbox (`fabricgen/lab/sandbox.py`) runs the IC databases, a Kube-OVN-style zone `hq`
+A sandbox (`fabricgen/live_state/lab/sandbox.py`) runs the IC databases, a Kube-OVN-style zone `hq`
 and a plain OVN AZ for deployment `dc`. The rendered `configure-ovn-ic.sh` of `dc`
 runs twice against that AZ's NB (the second run changes nothing), `hq` gets its
 rendered Vpc routes the way Kube-OVN applies them, and ovn-trace follows packets

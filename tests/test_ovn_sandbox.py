@@ -1,7 +1,7 @@
 """fabricgen's interconnection output against real OVN (the Debian OVN 23.03 packages).
 
 Each sandbox is a throwaway OVN-IC control plane in a temp dir (see
-`fabricgen/lab/sandbox.py`): IC NB/SB, and per zone NB/SB, ovn-northd and ovn-ic.
+`fabricgen/live_state/lab/sandbox.py`): IC NB/SB, and per zone NB/SB, ovn-northd and ovn-ic.
 The tests drive `configure-ic-db.sh` with ovn-ic-nbctl, build the zones' routers
 and transit ports the way Kube-OVN does, apply the rendered Vpc routes with
 ovn-nbctl, and follow packets with ovn-trace; they read the transit addresses back
