@@ -70,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_diagnostics_format(p)
     p.add_argument("-q", "--quiet", action="store_true", help="do not list changed files")
 
-    p = sub.add_parser("diff", help="review what a fabric change does to the output (exit 3 if it changes)")
+    p = _add_command_with_exit_codes(
+        sub, "diff", "review what a fabric change does to the output (exit 3 if it changes)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("--base", default="HEAD", help="git revision to compare with (default: HEAD)")
     p.add_argument("--format", dest="fmt", choices=("text", "markdown", "json"), default="text",
@@ -95,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")
     p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
 
-    p = sub.add_parser("graph", help="draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
+    p = _add_command_with_exit_codes(sub, "graph", "draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("--format", dest="fmt", choices=("mermaid", "dot", "svg"), default="mermaid",
                    help="mermaid (default; renders in GitHub/GitLab), dot, or svg (needs Graphviz `dot`)")
@@ -114,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hook-rev", default=None, metavar="COMMIT",
                    help="full commit id (or tag) of fabricgen at --hook-repo")
 
-    p = sub.add_parser("rules", help="list every diagnostic code")
+    p = _add_command_with_exit_codes(sub, "rules", "list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
 
     _add_command_with_exit_codes(
