@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fabricgen.regular_file import MAX_FABRIC_BYTES, read_regular
 from fabricgen.serialise import stamp
 
 STAGING_PREFIX = ".fabricgen-staging-"  # fabricgen.output.emit's; a leftover one makes `render` clean up
-MAX_FABRIC_BYTES = 4 * 1024 * 1024  # fabricgen.source.reader.MAX_BYTES
 RENDERED = "rendered"  # where the plugin looks for the stamps: the default output root, at the repository root
 
 
@@ -40,27 +40,10 @@ def enabled(environ: Mapping[str, str]) -> bool:
 def _read_regular(path: str, limit: int | None = None) -> tuple[bytes, bool] | None:
     """A regular file's bytes and owner execute bit; None for anything else or any error."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        data, mode = read_regular(path, follow_symlinks=False, limit=limit)
     except OSError:
         return None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            return None
-        chunks, size = [], 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if limit is not None and size > limit:
-                return None
-        return b"".join(chunks), bool(mode & stat.S_IXUSR)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return data, bool(mode & stat.S_IXUSR)
 
 
 def _stamps(output: Path) -> dict[str, str] | None:
@@ -167,7 +150,7 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
     from fabricgen import report
     from fabricgen.source import provenance
 
-    code = stamp.code_digest()
+    code = stamp.running_code_digest()
     sites: set[str] = set()
     for path in fabrics:
         found = _site_for(path, provenance.printable(provenance.source_name(path, output)), stamps, code)
@@ -204,7 +187,7 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
         return None
     from fabricgen.source.provenance import printable
 
-    found = _site_for(fabric_path, printable(name), stamps, stamp.code_digest())
+    found = _site_for(fabric_path, printable(name), stamps, stamp.running_code_digest())
     if found is None:
         return None
     site, doc = found

@@ -188,7 +188,7 @@ def stamped(build: Build, fabric_text: str, warnings: int) -> Build:
     kubernetes = {directory: ([m.filename for m in manifests], sum(len(m.objects) for m in manifests))
                   for directory, manifests in build.manifests.items()}
     text = stamp.text(site=build.site, source=build.plan.source_name,
-                      fabric_sha256=stamp.sha256(fabric_text.encode()), code=stamp.code_digest(),
+                      fabric_sha256=stamp.sha256(fabric_text.encode()), code=stamp.running_code_digest(),
                       warnings=warnings, files=files, kubernetes=kubernetes)
     all_files = {**build.files, PurePosixPath(build.site, stamp.NAME): OutputFile(text)}
     return replace(build, files=dict(sorted(all_files.items())))

@@ -8,6 +8,10 @@ from pydantic import Field, model_validator
 
 from fabricgen.model.common import Label, Section, Subdomain
 
+# A relative path Argo CD and Flux can name as it is (`fabricPath`; the fabric's own directory
+# is used only when it matches too).
+PLAIN_PATH = r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$"
+
 GitURL = Annotated[
     str,
     Field(pattern=r"^(https|ssh|http)://[^\s\"'\\]+$", max_length=2048,
@@ -37,7 +41,7 @@ class Delivery(Section):
     """The branch both tools follow (`targetRevision`, `ref.branch`)."""
     rendered_path: PathName = "rendered"
     """Where `fabricgen render` writes, relative to the repository root (`-o`)."""
-    fabric_path: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$", max_length=1024)] | None = None
+    fabric_path: Annotated[str, Field(pattern=PLAIN_PATH, max_length=1024)] | None = None
     """Directory of this fabric.yaml relative to the repository root (the Argo CD Application's
     source path). Default: taken from the fabric path given to `fabricgen render` when it is
     relative to the repository root, else `sites/<site>`."""

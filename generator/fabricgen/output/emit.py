@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from fabricgen.errors import OutputError
 from fabricgen.pipeline import Build, OutputFile
+from fabricgen.regular_file import read_regular
 
 STAGING_PREFIX = ".fabricgen-staging-"
 _RENAME_EXCHANGE = 2
@@ -66,18 +67,6 @@ class _Tree:
     foreign: dict[PurePosixPath, str]
 
 
-def _read_regular(path: str) -> bytes:
-    """A regular file's bytes; never follows a symlink or blocks on a FIFO swapped in meanwhile."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
-
-
 def _existing(site_dir: Path) -> _Tree:
     tree = _Tree({}, {})
     try:
@@ -100,7 +89,9 @@ def _existing(site_dir: Path) -> _Tree:
                 elif stat.S_ISREG(mode):
                     # What git records of a file: its content and the owner's execute bit
                     # (so a checkout under umask 002 or 000 is not "changed").
-                    tree.files[rel] = (_read_regular(entry.path), bool(mode & stat.S_IXUSR))
+                    # Never follows a symlink or blocks on a FIFO swapped in meanwhile.
+                    data, _mode = read_regular(entry.path, follow_symlinks=False)
+                    tree.files[rel] = (data, bool(mode & stat.S_IXUSR))
                 else:
                     tree.foreign[rel] = _kind(mode)
     return tree

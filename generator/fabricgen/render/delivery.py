@@ -29,7 +29,7 @@ from typing import Any
 
 from fabricgen.errors import FabricgenError
 from fabricgen.model.consumers import KubernetesCluster
-from fabricgen.model.delivery import Delivery, Destination
+from fabricgen.model.delivery import PLAIN_PATH, Delivery, Destination
 from fabricgen.plan import apply_order
 from fabricgen.plan.zones import Plan
 from fabricgen.render import kustomization
@@ -47,7 +47,7 @@ LABELS = {"app.kubernetes.io/managed-by": "fabricgen"}
 
 
 # What `delivery.fabricPath` accepts: a path Argo CD and Flux can name as it is.
-_PLAIN_DIRECTORY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
+_PLAIN_DIRECTORY = re.compile(PLAIN_PATH)
 
 
 class DeliveryPathError(FabricgenError):

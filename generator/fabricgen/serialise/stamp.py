@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,13 @@ def code_digest(package: Path = _PACKAGE) -> str:
         digest.update(f"{rel_name}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+@cache
+def running_code_digest() -> str:
+    """`code_digest` of the fabricgen that runs: computed once per process (render stamps every
+    site with it, the fast path compares every stamp with it)."""
+    return code_digest()
 
 
 def text(*, site: str, source: str, fabric_sha256: str, code: str, warnings: int,

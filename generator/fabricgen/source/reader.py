@@ -8,7 +8,6 @@ walks a model path (as pydantic reports it) back to a 1-based position.
 from __future__ import annotations
 
 import errno
-import os
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from fabricgen.diagnostics import Diagnostic, format_path
 from fabricgen.diagnostics import Path as ModelPath
+from fabricgen.regular_file import MAX_FABRIC_BYTES, NotRegularError, TooLargeError, read_regular
 from fabricgen.serialise.roundtrip_yaml import round_trip
 
 
@@ -332,9 +332,7 @@ def _duplicate_key(exc: Exception) -> str:
     return problem
 
 
-# A fabric of ten thousand zones is about 3 MB; anything larger is not a fabric, and
-# parsing it would take minutes and gigabytes.
-MAX_BYTES = 4 * 1024 * 1024
+MAX_BYTES = MAX_FABRIC_BYTES
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -346,23 +344,14 @@ def read_text(path: Path) -> str:
     is a regular file, so a device such as /dev/zero is never read. Raises OSError
     (strerror says what is wrong) or UnicodeDecodeError.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; give the path of a fabric file")
-        data = b""
-        while len(data) <= MAX_BYTES:
-            chunk = os.read(fd, MAX_BYTES + 1 - len(data))
-            if not chunk:
-                break
-            data += chunk
-        if len(data) > MAX_BYTES:
-            raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB ({MAX_BYTES} bytes), "
-                                       "far more than a fabric needs; split it into one fabric per site")
-    finally:
-        os.close(fd)
+        data, _mode = read_regular(path, follow_symlinks=True, limit=MAX_BYTES)
+    except NotRegularError as exc:
+        kind = next((name for test, name in _KINDS if test(exc.mode)), "not a regular file")
+        raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; give the path of a fabric file") from None
+    except TooLargeError:
+        raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB ({MAX_BYTES} bytes), "
+                                   "far more than a fabric needs; split it into one fabric per site") from None
     return data.decode("utf-8")
 
 
