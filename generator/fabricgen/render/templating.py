@@ -78,20 +78,28 @@ def oslo_value(value: object) -> str:
     return text
 
 
-@cache
-def environment() -> jinja2.Environment:
+def strict_environment(package: str) -> jinja2.Environment:
+    """Templates of `package`'s `templates/` folder with fabricgen's settings: an undefined
+    name fails, nothing is auto-escaped (each value goes through the filter of its reader's
+    syntax), and the `line` filter every template has."""
     import jinja2  # only when a text file is rendered: it costs a validate or a fabric without scripts ~30 ms
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("fabricgen.render", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["shquote"] = shquote
     env.filters["line"] = single_line
+    return env
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = strict_environment("fabricgen.render")
+    env.filters["shquote"] = shquote
     env.filters["gcfg"] = gcfg_value
     env.filters["ovsdb"] = ovsdb_string
     env.filters["oslo"] = oslo_value

@@ -82,15 +82,10 @@ def _yamlstr(value: object) -> str:
 
 
 def files(site: str, chosen: Pin) -> dict[str, str]:
-    import jinja2
-
     from fabricgen.model.schema import schema_text
-    from fabricgen.render.templating import single_line
+    from fabricgen.render.templating import strict_environment
 
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("fabricgen.scaffold", "templates"), undefined=jinja2.StrictUndefined,
-        autoescape=False, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    env.filters["line"] = single_line
+    env = strict_environment("fabricgen.scaffold")
     env.filters["yamlstr"] = _yamlstr
     context = {"site": site, "version": __version__, "fabric_path": f"sites/{site}/fabric.yaml",
                "hook_repo": chosen.repo, "hook_rev": chosen.rev, "install": chosen.requirement}
