@@ -11,6 +11,7 @@ a busy machine where absolute times do not):
 | plugin | `fabricgen argocd-generate` for zone hq of the lab | `kubectl kustomize rendered/lab/hq` | <= 2.0x |
 | lab | `fabricgen render` of the lab | `python -c "import pydantic, ruamel.yaml, jinja2, jsonschema"` | <= 1x |
 | 128 zones | `fabricgen render` of a 128-zone full mesh (16,256 routes) | the lab render | <= 4.0x |
+| mesh-mem | the 128-zone render, output in `/dev/shm` (memory) | the lab render into `/dev/shm` | <= 4.0x |
 | validate | `fabricgen validate` of 1,000 zones | (absolute: CPU seconds) | < 2 s |
 | plugin-st | `argocd-generate`, zone hq, stamped output current (fast path) | `kubectl kustomize` as above | <= 2.0x |
 | check-st | `fabricgen render --check` of the lab, stamped output current (fast path) | the import line | <= 1x |
@@ -23,9 +24,13 @@ a row whose run fell back to the full pipeline FAILs, so a stale stamp cannot pa
 
 The validate goal is on user + system seconds, which a busy machine does not
 inflate as it does wall time; its ratio is 1,000 zones over a quarter of that (4x
-when the rules are linear). Rows `lab-cur`, `mesh-cur` (output already current)
-and `deps` (the plugin's imports alone) have no goal: they show what the others
-are made of. Each row gives the peak RSS of its fabricgen process.
+when the rules are linear). Rows `lab-cur`, `mesh-cur` (output already current),
+`mesh-edit` (one of the 128-zone output's files edited by hand: the render stages a
+new tree in which the unchanged files are hard links), `files` (plain Python
+creating the 128-zone tree: what its 1,300 files and 500 directories cost on this
+disk, fabricgen aside) and `deps` (the plugin's imports alone) have no goal: they
+show what the others are made of. Rows mesh and mesh-mem differ only in the
+filesystem that the files are created on. Each row gives the peak RSS of its fabricgen process.
 Python bytecode goes to a temporary directory (written in a warm-up round), as an
 installed fabricgen runs from compiled modules. `--source DIR` runs fabricgen from
 another source tree (e.g. an older checkout's `generator/`) with this interpreter,
@@ -60,7 +65,23 @@ GOAL_PLUGIN = 2.0
 GOAL_LAB = 1.0
 GOAL_MESH = 4.0
 GOAL_VALIDATE_S = 2.0
-FULL = {"FABRICGEN_FAST_PATH": "0"}  # the full pipeline even where the stamp would answer
+FULL = {"FABRICGEN_FAST_PATH": "0"}
+MEMORY = Path("/dev/shm")  # a memory filesystem, where there is one
+# Writes the files under argv[1] into a new directory argv[3] (`-o DIR`), as render writes them
+# (one directory at a time, each file created and written once): what creating them costs.
+WRITE_TREE = """import os, sys
+src, dst = sys.argv[1], sys.argv[3]
+for top, dirs, names in os.walk(src):
+    rel = os.path.relpath(top, src)
+    if rel != ".":
+        os.mkdir(os.path.join(dst, rel), 0o755)
+    for name in names:
+        with open(os.path.join(top, name), "rb") as f:
+            data = f.read()
+        fd = os.open(os.path.join(dst, rel, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, data)
+        os.close(fd)
+"""  # the full pipeline even where the stamp would answer
 # Runs fabricgen's CLI and says on stderr whether it loaded the pipeline (pydantic).
 PROBE = ("import sys\nfrom fabricgen.cli import main\nmain(sys.argv[1:])\n"
          "sys.stderr.write('\\nPIPELINE=%s\\n' % ('pydantic' in sys.modules))\n")
@@ -116,6 +137,8 @@ class Command:
     ok: tuple[int, ...] = (0,)
     fresh_output: bool = False  # append `-o <new empty dir>`, so that render writes every file
     fast: bool = False  # meant to take the fast path: checked before measuring
+    fresh_in: Path | None = None  # where the new empty dir is made (default: the temporary directory)
+    prepare: Callable[[], None] | None = None  # run before each run, untimed
 
 
 def takes_fast_path(cmd: Command) -> bool:
@@ -128,8 +151,10 @@ def takes_fast_path(cmd: Command) -> bool:
 
 def run_once(cmd: Command) -> Run:
     """Wall and CPU seconds and peak RSS of one subprocess; its output is discarded."""
-    out = Path(tempfile.mkdtemp(prefix="fg-bench-out-")) if cmd.fresh_output else None
+    out = Path(tempfile.mkdtemp(prefix="fg-bench-out-", dir=cmd.fresh_in)) if cmd.fresh_output else None
     argv = [*cmd.argv, "-o", str(out)] if out is not None else cmd.argv
+    if cmd.prepare is not None:
+        cmd.prepare()
     try:
         with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a long report must not block
             start = time.perf_counter()
@@ -212,6 +237,12 @@ def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: 
                    "mesh", "lab", f"<= {GOAL_MESH}x")
     mesh.baseline, mesh.passed = "the render of the lab", mesh.ratio is not None and mesh.ratio <= GOAL_MESH
     rows.append(mesh)
+    if "mesh-memory" in results:
+        memory = compare(results, "mesh-mem", f"render of {render_zones} zones into {MEMORY}", "mesh-memory",
+                         "lab-memory", f"<= {GOAL_MESH}x", note="the same, files made in memory")
+        memory.baseline = f"the render of the lab into {MEMORY}"
+        memory.passed = memory.ratio is not None and memory.ratio <= GOAL_MESH
+        rows.append(memory)
 
     validate = compare(results, "validate", f"validate {validate_zones} zones", "validate", "validate-quarter",
                        f"< {GOAL_VALIDATE_S:.0f} s", note="goal on CPU seconds; ratio 4x when linear in zones")
@@ -247,6 +278,14 @@ def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: 
                            "mesh-current", "lab-current", "-", note="the same without creating files")
     mesh_current.baseline = "row lab-cur"
     rows.append(mesh_current)
+    mesh_edit = compare(results, "mesh-edit", f"render of {render_zones} zones, one output file edited",
+                        "mesh-edited", "lab", "-", note="the other files linked into the new tree")
+    mesh_edit.baseline = "row lab"
+    rows.append(mesh_edit)
+    files = compare(results, "files", f"python writing the {render_zones}-zone tree into an empty dir",
+                    "files", "lab", "-", note="what making these files costs on this disk, without fabricgen")
+    files.baseline = "row lab"
+    rows.append(files)
     if "kustomize" in results:
         deps = compare(results, "deps", f'python -c "{DEPS}"', "deps", "kustomize", "-",
                        note="the plugin's imports alone, nothing run")
@@ -274,6 +313,13 @@ def table(rows: Sequence[Row], runs: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _edit_one_file(output: Path) -> None:
+    """A hand edit of one rendered file, which the next render undoes."""
+    path = next(output.glob("*/z000/stage-0/backbone.yaml"))
+    with path.open("a", encoding="utf-8") as file:
+        file.write("# edited\n")
+
+
 def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int) -> list[Command]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")]).rstrip(":")}
     # An installed fabricgen runs from bytecode compiled at install time, as its dependencies do
@@ -295,8 +341,10 @@ def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int
     current, stamped, mesh_current = workdir / "current", workdir / "current-stamped", workdir / "current-mesh"
     shutil.copytree(REPO / "rendered" / "lab", current / "lab")
     shutil.copytree(REPO / "rendered" / "lab", stamped / "lab")
-    subprocess.run([*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_current)], cwd=workdir,
-                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    mesh_edited = workdir / "edited-mesh"
+    for target in (mesh_current, mesh_edited):
+        subprocess.run([*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(target)], cwd=workdir,
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     full = {**env, **FULL}
     argocd = {"ARGOCD_ENV_ZONE": LAB_ZONE, "ARGOCD_ENV_FABRIC": LAB.as_posix()}
     cmds = [
@@ -312,9 +360,19 @@ def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int
                 fresh_output=True),
         Command("mesh-current", [*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_current)],
                 workdir, full),
+        Command("mesh-edited", [*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_edited)],
+                workdir, full, ok=(3,), prepare=lambda: _edit_one_file(mesh_edited)),
+        Command("files", [sys.executable, "-c", WRITE_TREE, str(mesh_current)], workdir, env, fresh_output=True),
         Command("validate", [*fabricgen, "validate", str(files[validate_zones])], workdir, env),
         Command("validate-quarter", [*fabricgen, "validate", str(files[validate_zones // 4])], workdir, env),
     ]
+    if os.access(MEMORY, os.W_OK):
+        cmds += [
+            Command("lab-memory", [*fabricgen, "render", "-q", str(LAB)], REPO, full, ok=(3,), fresh_output=True,
+                    fresh_in=MEMORY),
+            Command("mesh-memory", [*fabricgen, "render", "-q", str(files[render_zones])], workdir, env, ok=(3,),
+                    fresh_output=True, fresh_in=MEMORY),
+        ]
     kubectl = shutil.which("kubectl")
     if kubectl is not None:
         cmds.insert(0, Command("kustomize", [kubectl, "kustomize", f"rendered/lab/{LAB_ZONE}"], REPO, env))

@@ -100,30 +100,37 @@ def test_removed_zone_is_pruned_and_other_sites_untouched(tmp_path: Path) -> Non
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
 
 
+def _no_space(*_args: object, **_kwargs: object) -> None:
+    raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("failing", ["write", "link and write"])
 def test_failure_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+                                                    capsys: pytest.CaptureFixture[str], failing: str) -> None:
+    """The disk fills up while the new tree is staged: the two ways a file enters it (linked
+    from the current tree when unchanged, written afresh otherwise) both fail."""
     out = tmp_path / "rendered"
     assert render(out, TENANTS) == 3
     (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
     before = tree(out)
+    calls = {"write": 0}
+    real_write = emit._write_new
 
-    real_write = Path.write_bytes
-    calls = {"n": 0}
+    def failing_write(path: Path, data: bytes, mode: int) -> None:
+        calls["write"] += 1
+        real_write(path, data, mode)  # the file is made, then the disk is full
+        _no_space()
 
-    def failing_write(self: Path, data: bytes) -> int:  # the disk fills up after three files
-        calls["n"] += 1
-        if calls["n"] > 3:
-            raise OSError(28, "No space left on device")
-        return real_write(self, data)
-
-    monkeypatch.setattr(Path, "write_bytes", failing_write)
+    monkeypatch.setattr(emit, "_write_new", failing_write)
+    if failing == "link and write":
+        monkeypatch.setattr(os, "link", _no_space)
     assert render(out, TENANTS) == 1
     err = capsys.readouterr().err
     assert "fabricgen: error: cannot write" in err and "No space left on device" in err
     assert "Traceback" not in err
     monkeypatch.undo()
     monkeypatch.chdir(REPO)
-    assert calls["n"] > 3
+    assert calls["write"] == 1
     assert tree(out) == before
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
 
@@ -133,14 +140,14 @@ def test_interrupt_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatc
     assert render(out, TENANTS) == 3
     (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").write_text("previous\n", encoding="utf-8")
     before = tree(out)
-    real_write = Path.write_bytes
+    real_link = os.link
 
-    def interrupted(self: Path, data: bytes) -> int:
-        if "dc2" in self.parts:
+    def interrupted(src: str, dst: str, **kwargs: bool) -> None:
+        if "dc2" in Path(dst).parts:
             raise KeyboardInterrupt
-        return real_write(self, data)
+        real_link(src, dst, **kwargs)
 
-    monkeypatch.setattr(Path, "write_bytes", interrupted)
+    monkeypatch.setattr(os, "link", interrupted)
     assert render(out, TENANTS) == 130
     monkeypatch.undo()
     monkeypatch.chdir(REPO)
@@ -151,6 +158,51 @@ def test_interrupt_while_staging_leaves_previous_tree(tmp_path: Path, monkeypatc
     assert render(out, TENANTS) == 3
     assert not list(out.glob(f"{emit.STAGING_PREFIX}*"))
     assert (out / "tenants" / "dc1" / "stage-0" / "backbone.yaml").read_text(encoding="utf-8").startswith("# Generated")
+
+
+def _inodes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.lstat().st_ino for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_rerender_links_unchanged_files_and_writes_the_rest(tmp_path: Path) -> None:
+    """Unchanged files move into the new tree as hard links (creating files is what a render of
+    many zones spends its time on); a changed file, a file whose mode is not fabricgen's, and a
+    file touched after it was read are written afresh."""
+    out = tmp_path / "rendered"
+    assert render(out, LAB) == 3
+    site = out / "lab"
+    expected = tree(out)
+    edited, widened = site / "hq" / "stage-0" / "backbone.yaml", site / "edge" / "stage-0" / "backbone.yaml"
+    edited.write_text("hand edit\n", encoding="utf-8")
+    widened.chmod(0o664)  # as a checkout under umask 002 leaves it: current, but not fabricgen's mode
+    before = _inodes(site)
+    assert render(out, LAB) == 3
+    after = _inodes(site)
+    assert tree(out) == expected
+    assert {m & 0o7777 for m in _modes(site).values()} == {0o644, 0o755}
+    fresh = {name for name in after if after[name] != before[name]}
+    assert fresh == {"hq/stage-0/backbone.yaml", "edge/stage-0/backbone.yaml"}
+
+
+def test_a_file_touched_after_it_was_read_is_not_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "rendered"
+    assert render(out, LAB) == 3
+    site = out / "lab"
+    (site / "hq" / "stage-0" / "backbone.yaml").write_text("hand edit\n", encoding="utf-8")
+    touched = site / "ai" / "stage-0" / "configuration.yaml"
+    real_read = emit._read
+
+    def read_then_touch(root: Path, name: str) -> object:
+        found = real_read(root, name)
+        os.utime(touched, ns=(1, 1))  # as an editor saving the same bytes would
+        return found
+
+    monkeypatch.setattr(emit, "_read", read_then_touch)
+    before = _inodes(site)
+    assert render(out, LAB) == 3
+    after = _inodes(site)
+    assert after["ai/stage-0/configuration.yaml"] != before["ai/stage-0/configuration.yaml"]
+    assert after["ai/stage-0/kustomization.yaml"] == before["ai/stage-0/kustomization.yaml"]
 
 
 def test_output_root_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

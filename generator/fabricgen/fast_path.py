@@ -40,10 +40,10 @@ def enabled(environ: Mapping[str, str]) -> bool:
 def _read_regular(path: str, limit: int | None = None) -> tuple[bytes, bool] | None:
     """A regular file's bytes and owner execute bit; None for anything else or any error."""
     try:
-        data, mode = read_regular(path, follow_symlinks=False, limit=limit)
+        data, status = read_regular(path, follow_symlinks=False, limit=limit)
     except OSError:
         return None
-    return data, bool(mode & stat.S_IXUSR)
+    return data, bool(status.st_mode & stat.S_IXUSR)
 
 
 def _stamps(output: Path) -> dict[str, str] | None:

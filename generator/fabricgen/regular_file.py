@@ -34,16 +34,16 @@ class TooLargeError(OSError):
 
 
 def read_regular(path: str | os.PathLike[str], *, follow_symlinks: bool,
-                 limit: int | None = None) -> tuple[bytes, int]:
-    """The bytes and the mode of a regular file. Raises NotRegularError for anything else
+                 limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes and the status (taken before reading) of a regular file. Raises NotRegularError for anything else
     (a symlink too, unless `follow_symlinks`), TooLargeError past `limit` bytes, or the
     OSError of opening or reading it."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     fd = os.open(path, flags if follow_symlinks else flags | os.O_NOFOLLOW)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularError(path, mode)
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotRegularError(path, status.st_mode)
         chunks: list[bytes] = []
         size = 0
         while limit is None or size <= limit:
@@ -54,6 +54,6 @@ def read_regular(path: str | os.PathLike[str], *, follow_symlinks: bool,
             size += len(chunk)
         if limit is not None and size > limit:
             raise TooLargeError(path, limit)
-        return b"".join(chunks), mode
+        return b"".join(chunks), status
     finally:
         os.close(fd)

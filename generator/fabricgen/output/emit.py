@@ -4,7 +4,10 @@ A fabric owns `<output root>/<site>/`. `write` compares the rendered tree with
 what is there; when anything differs it builds the complete new tree in a
 staging directory beside it and swaps the two (atomically with Linux
 `renameat2(RENAME_EXCHANGE)`, else with two renames), so an interrupted or failed
-run leaves the previous tree in place, and files of removed zones are gone.
+run leaves the previous tree in place, and files of removed zones are gone. Files
+that did not change enter the staging tree as hard links to the current ones
+(`_reuse`): the new tree is still complete before the swap, at the cost of a link
+rather than a new file.
 """
 
 from __future__ import annotations
@@ -65,10 +68,11 @@ class _Tree:
 
     files: dict[PurePosixPath, tuple[bytes, bool]]
     foreign: dict[PurePosixPath, str]
+    stats: dict[PurePosixPath, os.stat_result]  # of each file, taken as it was read
 
 
 def _existing(site_dir: Path) -> _Tree:
-    tree = _Tree({}, {})
+    tree = _Tree({}, {}, {})
     try:
         top = site_dir.lstat()
     except FileNotFoundError:
@@ -90,19 +94,27 @@ def _existing(site_dir: Path) -> _Tree:
                     # What git records of a file: its content and the owner's execute bit
                     # (so a checkout under umask 002 or 000 is not "changed").
                     # Never follows a symlink or blocks on a FIFO swapped in meanwhile.
-                    data, _mode = read_regular(entry.path, follow_symlinks=False)
-                    tree.files[rel] = (data, bool(mode & stat.S_IXUSR))
+                    data, status = read_regular(entry.path, follow_symlinks=False)
+                    tree.files[rel] = (data, bool(status.st_mode & stat.S_IXUSR))
+                    tree.stats[rel] = status
                 else:
                     tree.foreign[rel] = _kind(mode)
     return tree
 
 
+def _read(root: Path, site: str) -> _Tree:
+    try:
+        return _existing(root / site)
+    except OSError as exc:
+        raise OutputError(f"cannot read {root / site}: {exc.strerror or exc}") from exc
+
+
 def diff(root: Path, build: Build) -> Changes:
     """What `write` would change under `root/<site>/`."""
-    try:
-        old = _existing(root / build.site)
-    except OSError as exc:
-        raise OutputError(f"cannot read {root / build.site}: {exc.strerror or exc}") from exc
+    return _changes(_read(root, build.site), build)
+
+
+def _changes(old: _Tree, build: Build) -> Changes:
     added, changed = [], []
     for rel, out in build.files.items():
         if rel not in old.files:
@@ -142,18 +154,57 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
 
 
-def _stage(root: Path, build: Build) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{build.site}-", dir=root))
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    """Create one file of the staging tree (never an existing one, never through a symlink)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, mode)  # whatever the umask
+    finally:
+        os.close(fd)
+
+
+def _reuse(old: _Tree, rel: PurePosixPath, source: Path, path: Path, data: bytes, mode: int) -> bool:
+    """Hard-link an unchanged file of the current tree into the staging tree: creating a file
+    costs far more than linking one on most filesystems, and a re-render usually changes
+    few files. Only a file read as exactly these bytes, with exactly this mode, and not
+    modified since it was read (same inode, size and mtime) is linked; anything else, or a
+    filesystem without hard links, is written afresh."""
+    seen = old.stats.get(rel)
+    if seen is None or old.files[rel][0] != data or stat.S_IMODE(seen.st_mode) != mode:
+        return False
+    try:
+        os.link(source, path, follow_symlinks=False)
+        now = path.lstat()
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return False
+    if (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns) != (seen.st_ino, seen.st_dev, seen.st_size,
+                                                                   seen.st_mtime_ns):
+        path.unlink()  # replaced or edited after it was read: not the bytes compared
+        return False
+    return True
+
+
+def _stage(root: Path, build: Build, old: _Tree) -> Path:
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{build.site}-", dir=root))
+    site_dir = root / build.site
+    try:
+        os.chmod(staging, 0o755)
+        made: set[PurePosixPath] = set()
         for rel, out in build.files.items():
-            target = staging / Path(*rel.parts[1:])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(out.text.encode())
-            target.chmod(_mode(out))
-        staging.chmod(0o755)
-        for sub in staging.rglob("*"):
-            if sub.is_dir():
-                sub.chmod(0o755)
+            inner = PurePosixPath(*rel.parts[1:])
+            for parent in reversed(inner.parents[:-1]):
+                if parent not in made:
+                    os.mkdir(staging / parent, 0o755)
+                    os.chmod(staging / parent, 0o755)  # whatever the umask
+                    made.add(parent)
+            data, mode, target = out.text.encode(), _mode(out), staging / inner
+            if not _reuse(old, rel, site_dir / inner, target, data, mode):
+                _write_new(target, data, mode)
     except BaseException:  # a failed or interrupted run leaves no half-written tree behind
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -171,20 +222,21 @@ def write(root: Path, build: Build) -> Changes:
         root.mkdir(parents=True, exist_ok=True)
         with _locked(root):
             _cleanup_stale_staging(root)
-            changes = diff(root, build)
+            old = _read(root, build.site)
+            changes = _changes(old, build)
             if not changes:
                 return changes
             target = root / build.site
             if target.is_symlink() or (target.exists() and not target.is_dir()):
                 raise OutputError(f"cannot write {target}: it exists and is not a directory; move it away")
-            staging = _stage(root, build)
+            staging = _stage(root, build, old)
             try:
                 if target.exists():
                     if not _exchange(staging, target):
-                        old = staging.with_name(staging.name + "-old")
-                        target.rename(old)
+                        previous = staging.with_name(staging.name + "-old")
+                        target.rename(previous)
                         staging.rename(target)
-                        staging = old
+                        staging = previous
                 else:
                     staging.rename(target)
                     return changes
