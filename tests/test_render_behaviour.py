@@ -184,6 +184,24 @@ def test_a_rerender_links_unchanged_files_and_writes_the_rest(tmp_path: Path) ->
     assert fresh == {"hq/stage-0/backbone.yaml", "edge/stage-0/backbone.yaml"}
 
 
+def test_a_filesystem_without_hard_links_gets_every_file_written(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "rendered"
+    assert render(out, LAB) == 3
+    expected = tree(out)
+    (out / "lab" / "hq" / "stage-0" / "backbone.yaml").write_text("hand edit\n", encoding="utf-8")
+    before = _inodes(out / "lab")
+
+    def unsupported(*_args: object, **_kwargs: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", unsupported)
+    assert render(out, LAB) == 3
+    after = _inodes(out / "lab")
+    assert tree(out) == expected
+    assert all(after[name] != before[name] for name in after)
+
+
 def test_a_file_touched_after_it_was_read_is_not_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "rendered"
     assert render(out, LAB) == 3
