@@ -97,3 +97,20 @@ def test_schema_command_unwritable_is_an_error_not_a_crash(tmp_path: Path,
     assert main(["schema", "-o", str(tmp_path / "schemas" / "fabric.schema.json")]) == 1
     err = capsys.readouterr().err
     assert "cannot write" in err and "internal error" not in err
+
+
+def test_importing_the_model_builds_no_validator() -> None:
+    """Section defaults are made with `model_construct` (README, "Start-up"): calling a model at
+    import would build its validator there, and with the first validator pydantic loads its
+    plugin machinery (importlib.metadata), which `fabricgen rules` and `schema` do not need.
+    The only validator is `Fabric`'s, built when the first fabric is validated."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from fabricgen.model import Fabric\n"
+             "from fabricgen.model.docstrings import _models\n"
+             "print(sorted(m.__name__ for m in _models(Fabric) if m.__pydantic_complete__), "
+             "'pydantic.plugin._loader' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "[] False\n"

@@ -71,7 +71,7 @@ class KubernetesCluster(ConsumerBase):
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""
-    destination: Destination = Destination()
+    destination: Destination = Destination.model_construct()
     """The cluster for Argo CD and Flux (with `delivery`)."""
 
     @model_validator(mode="after")
