@@ -114,3 +114,11 @@ def test_importing_the_model_builds_no_validator() -> None:
              "'pydantic.plugin._loader' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "[] False\n"
+
+
+def test_model_modules_do_not_postpone_annotations() -> None:
+    """See `fabricgen.model`: pydantic would evaluate each postponed annotation as a string."""
+    modules = sorted((REPO / "generator" / "fabricgen" / "model").glob("*.py"))
+    postponed = [p.name for p in modules
+                 if "from __future__ import annotations" in p.read_text(encoding="utf-8").splitlines()]
+    assert postponed == ["docstrings.py", "schema.py"]  # no models there

@@ -1,6 +1,5 @@
 """A zone: one cluster, one OVN availability zone."""
 
-from __future__ import annotations
 
 from typing import Literal
 
