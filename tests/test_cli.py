@@ -222,3 +222,23 @@ def test_command_process_exits_with_mains_code_and_all_its_output(
     bad = subprocess.run([sys.executable, "-m", "fabricgen", "validate", "no-such/fabric.yaml"], cwd=REPO,
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and "file not found [FG000]" in bad.stderr
+
+
+def test_command_process_runs_without_cyclic_collections_and_main_leaves_them_on() -> None:
+    """`cli.run` turns the cyclic garbage collector off for the process (see its docstring);
+    `main`, which tests and other callers run in their own process, leaves it as it was."""
+    import gc
+    import subprocess
+    import sys
+
+    probe = ("import atexit, gc, sys\n"
+             "atexit.register(lambda: sys.stderr.write('\\nCOLLECTOR %s\\n' % gc.isenabled()))\n"
+             "sys.argv = ['fabricgen', 'validate', 'sites/lab/fabric.yaml']\n"
+             "from fabricgen.cli import run\n"
+             "run()\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.endswith("\nCOLLECTOR False\n")
+    assert gc.isenabled()
+    assert main(["validate", LAB]) == 0
+    assert gc.isenabled()

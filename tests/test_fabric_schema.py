@@ -97,3 +97,28 @@ def test_schema_command_unwritable_is_an_error_not_a_crash(tmp_path: Path,
     assert main(["schema", "-o", str(tmp_path / "schemas" / "fabric.schema.json")]) == 1
     err = capsys.readouterr().err
     assert "cannot write" in err and "internal error" not in err
+
+
+def test_importing_the_model_builds_no_validator() -> None:
+    """Section defaults are made with `model_construct` (README, "Start-up"): calling a model at
+    import would build its validator there, and with the first validator pydantic loads its
+    plugin machinery (importlib.metadata), which `fabricgen rules` and `schema` do not need.
+    The only validator is `Fabric`'s, built when the first fabric is validated."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from fabricgen.model import Fabric\n"
+             "from fabricgen.model.docstrings import _models\n"
+             "print(sorted(m.__name__ for m in _models(Fabric) if m.__pydantic_complete__), "
+             "'pydantic.plugin._loader' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "[] False\n"
+
+
+def test_model_modules_do_not_postpone_annotations() -> None:
+    """See `fabricgen.model`: pydantic would evaluate each postponed annotation as a string."""
+    modules = sorted((REPO / "generator" / "fabricgen" / "model").glob("*.py"))
+    postponed = [p.name for p in modules
+                 if "from __future__ import annotations" in p.read_text(encoding="utf-8").splitlines()]
+    assert postponed == ["docstrings.py", "schema.py"]  # no models there

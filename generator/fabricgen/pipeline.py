@@ -1,8 +1,10 @@
 """load -> validate -> plan -> render: a fabric file in, the output tree (in memory) out.
 
-Nothing here writes to disk; `fabricgen.output.emit` does. The CLI, the Argo CD plugin
-and the KRM function all go through `build`, so every path produces the same
-objects.
+Nothing here writes to disk; `fabricgen.output.emit` does. `render` builds the whole
+output tree (the CLI); `render_kubernetes` builds only its Kubernetes objects (the Argo CD
+plugin and the KRM function print one zone's), running the same renderers less those whose
+output is text only, and ordering their objects in the same function, so every path
+produces the same objects.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fabricgen.errors import InvalidFabricError
 from fabricgen.model import Fabric
 from fabricgen.plan import apply_order
 from fabricgen.plan.zones import Plan, build_plan
-from fabricgen.render import RENDERERS, delivery, kustomization
+from fabricgen.render import RENDERERS, TEXT_ONLY, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
 from fabricgen.serialise import stamp
@@ -35,11 +37,11 @@ class OutputFile:
 
 
 @dataclass(frozen=True)
-class Build:
+class KubernetesBuild:
+    """A site's Kubernetes objects: what `render_kubernetes` builds, and part of every `Build`."""
+
     plan: Plan
-    files: dict[PurePosixPath, OutputFile]  # relative to the output root, under <site>/
     manifests: dict[str, tuple[Manifest, ...]]  # per Kubernetes directory, in apply order
-    warnings: tuple[Diagnostic, ...] = field(default=())
 
     @property
     def site(self) -> str:
@@ -48,6 +50,14 @@ class Build:
     def objects(self, directory: str) -> list[KubeObject]:
         """The Kubernetes objects of one directory (a zone), in apply order."""
         return [obj for m in self.manifests.get(directory, ()) for obj in m.objects]
+
+
+@dataclass(frozen=True)
+class Build(KubernetesBuild):
+    """The whole output tree of a site: its files, the Kubernetes ones among them."""
+
+    files: dict[PurePosixPath, OutputFile]  # relative to the output root, under <site>/
+    warnings: tuple[Diagnostic, ...] = field(default=())
 
 
 def check(source: Source | None, diagnostics: list[Diagnostic]) -> tuple[Fabric, Source, list[Diagnostic]]:
@@ -128,6 +138,19 @@ def check_order(directory: str, manifests: tuple[Manifest, ...]) -> None:
                                  f"in stage {stage[need]}")
 
 
+def in_apply_order(renderer_manifests: Iterable[Manifest]) -> dict[str, tuple[Manifest, ...]]:
+    """The renderers' manifests per directory, split by stage and in apply order (checked)."""
+    by_dir: dict[str, list[Manifest]] = {}
+    for manifest in renderer_manifests:
+        by_dir.setdefault(manifest.directory, []).extend(staged(manifest))
+    manifests: dict[str, tuple[Manifest, ...]] = {}
+    for directory, items in by_dir.items():
+        ordered = tuple(sorted(items, key=lambda m: (stage_number(m), m.filename)))
+        manifests[directory] = ordered
+        check_order(directory, ordered)
+    return manifests
+
+
 def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
     site = PurePosixPath(plan.site)
     top = header(plan)
@@ -139,18 +162,15 @@ def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
             raise ValueError(f"two renderers produced {target}")
         files[target] = out
 
-    by_dir: dict[str, list[Manifest]] = {}
+    renderer_manifests: list[Manifest] = []
     for artifact in artifacts:
         if isinstance(artifact, Manifest):
-            by_dir.setdefault(artifact.directory, []).extend(staged(artifact))
+            renderer_manifests.append(artifact)
         elif isinstance(artifact, TextFile):
             # A file with an interpreter line is meant to be run: make it executable.
             put(artifact.path, OutputFile(artifact.text, artifact.executable or artifact.text.startswith("#!")))
-    manifests: dict[str, tuple[Manifest, ...]] = {}
-    for directory, items in by_dir.items():
-        ordered = tuple(sorted(items, key=lambda m: (stage_number(m), m.filename)))
-        manifests[directory] = ordered
-        check_order(directory, ordered)
+    manifests = in_apply_order(renderer_manifests)
+    for directory, ordered in manifests.items():
         stages: dict[str, list[str]] = {}
         for m in ordered:
             stage, name = PurePosixPath(m.filename).parts
@@ -166,8 +186,24 @@ def assemble(plan: Plan, artifacts: Iterable[Artifact]) -> Build:
 
 def render(fabric: Fabric, source_name: str) -> Build:
     plan = build_plan(fabric, source_name)
-    artifacts = [a for renderer in RENDERERS.values() for a in renderer(plan)]
+    artifacts: list[Artifact] = []
+    for name, renderer in RENDERERS.items():
+        output = renderer(plan)
+        if name in TEXT_ONLY and any(isinstance(a, Manifest) for a in output):
+            raise ValueError(f"renderer {name} produced Kubernetes objects but is listed in TEXT_ONLY, "
+                             "which render_kubernetes leaves out")
+        artifacts.extend(output)
     return assemble(plan, artifacts)
+
+
+def render_kubernetes(fabric: Fabric, source_name: str) -> KubernetesBuild:
+    """The Kubernetes objects `render` builds, and only those: the renderers whose output is
+    text only (`TEXT_ONLY`: host scripts, INI and netplan files) do not run, and no file is
+    serialised. A renderer that yields both builds its objects as it does for `render`."""
+    plan = build_plan(fabric, source_name)
+    renderers = [renderer for name, renderer in RENDERERS.items() if name not in TEXT_ONLY]
+    return KubernetesBuild(plan, in_apply_order(a for renderer in renderers for a in renderer(plan)
+                                                if isinstance(a, Manifest)))
 
 
 def provenance_name(source: Source, output_root: Path | None = None) -> str:
@@ -178,7 +214,7 @@ def provenance_name(source: Source, output_root: Path | None = None) -> str:
 def build(path: Path, output_root: Path | None = None) -> Build:
     fabric, source, warnings = load(path)
     result = render(fabric, provenance_name(source, output_root))
-    return Build(result.plan, result.files, result.manifests, tuple(warnings))
+    return replace(result, warnings=tuple(warnings))
 
 
 def stamped(build: Build, fabric_text: str, warnings: int) -> Build:

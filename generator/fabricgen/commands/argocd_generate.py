@@ -17,7 +17,7 @@ from fabricgen import exit_codes, report
 from fabricgen.delivery import argocd_plugin
 from fabricgen.delivery.zone_selection import pick_zone, zone_objects
 from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import load_text, render
+from fabricgen.pipeline import load_text, render_kubernetes
 from fabricgen.serialise.manifest_yaml import dump_all
 from fabricgen.source.reader import read_text
 
@@ -37,7 +37,7 @@ def run(*, cwd: Path, environ: Mapping[str, str]) -> int:
         return exit_codes.INVALID
     except (OSError, UnicodeDecodeError) as exc:
         raise argocd_plugin.PluginSettingsError(f"{name}: cannot read: {exc}") from exc
-    build = render(fabric, name)
+    build = render_kubernetes(fabric, name)
     zone = pick_zone(build, settings.zone, hint=ZONE_HINT)
     objects = zone_objects(build, zone)
     for warning in warnings:

@@ -1,9 +1,10 @@
 """One zone's Kubernetes objects: what the Argo CD plugin prints and the KRM function returns.
 
-Both integrations go through `zone_objects`, so they emit exactly the objects
-`fabricgen render` writes under `rendered/<site>/<zone>/` (in the same apply
-order), and both refuse to produce an empty result: an empty manifest set makes
-a GitOps tool prune everything it deployed.
+Both integrations build the objects with `pipeline.render_kubernetes` and go
+through `zone_objects`, so they emit exactly the objects `fabricgen render` writes
+under `rendered/<site>/<zone>/` (in the same apply order), and both refuse to
+produce an empty result: an empty manifest set makes a GitOps tool prune
+everything it deployed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import difflib
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
-from fabricgen.pipeline import Build
+from fabricgen.pipeline import KubernetesBuild
 from fabricgen.render.artifacts import KubeObject
 
 
@@ -22,13 +23,13 @@ class ZoneError(FabricgenError):
     exit_code = exit_codes.USAGE
 
 
-def zone_names(build: Build) -> list[str]:
+def zone_names(build: KubernetesBuild) -> list[str]:
     """Every Kubernetes output directory: the zones, and the clusters of OVN deployments
     (an OVN-Kubernetes consumer gets its own directory)."""
     return list(build.manifests)
 
 
-def pick_zone(build: Build, zone: str | None, *, hint: str) -> str:
+def pick_zone(build: KubernetesBuild, zone: str | None, *, hint: str) -> str:
     """The zone to emit; `hint` tells the user how to set it (it differs per integration)."""
     names = zone_names(build)
     if zone is None:
@@ -44,7 +45,7 @@ def pick_zone(build: Build, zone: str | None, *, hint: str) -> str:
     return zone
 
 
-def zone_objects(build: Build, zone: str) -> list[KubeObject]:
+def zone_objects(build: KubernetesBuild, zone: str) -> list[KubeObject]:
     objects = build.objects(zone)
     if not objects:
         raise ZoneError(f"{build.plan.source_name}: zone {zone!r} has no Kubernetes objects; "

@@ -1,6 +1,5 @@
 """Shared field types and the base model for every fabric.yaml section."""
 
-from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated

@@ -1,8 +1,7 @@
 """Consumers of an OVN deployment: the cloud platforms that drive its northbound database."""
 
-from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -71,11 +70,11 @@ class KubernetesCluster(ConsumerBase):
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""
-    destination: Destination = Destination()
+    destination: Destination = Destination.model_construct()
     """The cluster for Argo CD and Flux (with `delivery`)."""
 
     @model_validator(mode="after")
-    def _host_network_namespace_is_its_own(self) -> KubernetesCluster:
+    def _host_network_namespace_is_its_own(self) -> Self:
         if self.host_network_namespace == self.namespace:
             raise ValueError(f"hostNetworkNamespace is OVN-Kubernetes' own namespace {self.namespace}: its "
                              "NetworkPolicies would match host-network traffic; keep the default ovn-host-network")

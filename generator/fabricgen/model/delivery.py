@@ -1,8 +1,7 @@
 """How Argo CD and Flux deliver the rendered output: the repository, and per cluster its destination."""
 
-from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Self
 
 from pydantic import Field, model_validator
 
@@ -68,7 +67,7 @@ class Destination(Section):
     """Flux applies to the cluster it runs in (no `kubeConfig`)."""
 
     @model_validator(mode="after")
-    def _one_way(self) -> Destination:
+    def _one_way(self) -> Self:
         if self.argocd_cluster is not None and self.argocd_server is not None:
             raise ValueError("set argocdCluster or argocdServer, not both")
         if self.flux_local and self.flux_kube_config_secret is not None:

@@ -1,6 +1,5 @@
 """How an OVN deployment joins the fabric's OVN interconnection as an availability zone."""
 
-from __future__ import annotations
 
 from pydantic import Field
 

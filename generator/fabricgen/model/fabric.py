@@ -1,6 +1,5 @@
 """The top-level `Fabric` document."""
 
-from __future__ import annotations
 
 from typing import Literal
 

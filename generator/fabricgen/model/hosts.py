@@ -1,6 +1,5 @@
 """Hosts that run ovn-controller (OVN chassis): NICs, OVS bridges, VLANs, the tunnel endpoint."""
 
-from __future__ import annotations
 
 from ipaddress import IPv4Interface
 

@@ -1,6 +1,5 @@
 """The OVN interconnection (OVN-IC): IC database, transit switch, encapsulation."""
 
-from __future__ import annotations
 
 import re
 from typing import Literal

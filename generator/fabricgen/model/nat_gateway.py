@@ -6,11 +6,10 @@ ProviderNetwork and Vlan on SUSE Virtualization, a macvlan on plain Kube-OVN); i
 elastic IPs (IptablesEIP) come from the external Subnet and carry SNAT and DNAT rules.
 """
 
-from __future__ import annotations
 
 import re
 from ipaddress import IPv4Address
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -92,7 +91,7 @@ class ExternalNetwork(Section):
     """Addresses Kube-OVN must not hand out (routers, hosts already on the network)."""
 
     @model_validator(mode="after")
-    def _vlan_interface_fits(self) -> ExternalNetwork:
+    def _vlan_interface_fits(self) -> Self:
         if self.vlan_id is not None and len(f"{self.interface}.{self.vlan_id}") > 15:
             raise ValueError(f"the VLAN sub-interface {self.interface}.{self.vlan_id} is longer than the 15 "
                              "characters Linux allows in an interface name; use a NIC with a shorter name")

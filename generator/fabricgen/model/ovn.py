@@ -1,6 +1,5 @@
 """OVN deployments: one northbound/southbound database pair, its chassis and consumers."""
 
-from __future__ import annotations
 
 from typing import Literal
 

@@ -1,6 +1,6 @@
 """Tenant VPCs: local to their zone, with subnets, overlay networks and peerings."""
 
-from __future__ import annotations
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -31,7 +31,7 @@ class TenantSubnet(Section):
     gateway, as SUSE Virtualization's NAT guide asks. Needs `dhcp: true`."""
 
     @model_validator(mode="after")
-    def _dns_needs_dhcp(self) -> TenantSubnet:
+    def _dns_needs_dhcp(self) -> Self:
         if self.dns_servers and not self.dhcp:
             raise ValueError("dnsServers are handed out by DHCP; set dhcp: true or drop dnsServers")
         return self

@@ -1,6 +1,5 @@
 """A zone: one cluster, one OVN availability zone."""
 
-from __future__ import annotations
 
 from typing import Literal
 
@@ -98,5 +97,5 @@ class Zone(Section):
     """Peerings between two tenant VPCs of this zone."""
     external_network: ExternalNetwork | None = None
     """The external network of the tenant VPCs' NAT gateways (a dedicated NIC or VLAN)."""
-    destination: Destination = Destination()
+    destination: Destination = Destination.model_construct()
     """The zone's cluster for Argo CD and Flux (with `delivery`)."""

@@ -45,4 +45,18 @@ RENDERERS: dict[str, Renderer] = {
     "ovn-kubernetes": ovnk8s.render,
 }
 
-__all__ = ["RENDERERS"]
+# The renderers whose output is text files only (host scripts, netplan, INI, properties):
+# `pipeline.render_kubernetes`, which builds only the Kubernetes objects (the Argo CD plugin,
+# the KRM function), does not run them. `pipeline.render` fails if one of them yields a
+# Kubernetes manifest, so a renderer listed here by mistake cannot drop objects unnoticed.
+TEXT_ONLY = frozenset({
+    "ovn-controller",
+    "ovn-ic-join",
+    "host-netplan",
+    "host-ovs",
+    "host-bgp",
+    "cloudstack-agent",
+    "neutron-ml2",
+})
+
+__all__ = ["RENDERERS", "TEXT_ONLY"]
