@@ -28,9 +28,11 @@ when the rules are linear). Rows `lab-cur`, `mesh-cur` (output already current),
 `mesh-edit` (one of the 128-zone output's files edited by hand: the render stages a
 new tree in which the unchanged files are hard links), `files` (plain Python
 creating the 128-zone tree: what its 1,300 files and 500 directories cost on this
-disk, fabricgen aside) and `deps` (the plugin's imports alone) have no goal: they
-show what the others are made of. Rows mesh and mesh-mem differ only in the
-filesystem that the files are created on. Each row gives the peak RSS of its fabricgen process.
+disk, fabricgen aside), `plugin-mz` (the plugin for one zone of the 128: it builds
+that zone alone, so what grows with the zones is reading and validating the fabric)
+and `deps` (the plugin's imports alone) have no goal: they show what the others are
+made of. Rows mesh and mesh-mem differ only in the filesystem that the files are
+created on. Each row gives the peak RSS of its fabricgen process.
 Python bytecode goes to a temporary directory (written in a warm-up round), as an
 installed fabricgen runs from compiled modules. `--source DIR` runs fabricgen from
 another source tree (e.g. an older checkout's `generator/`) with this interpreter,
@@ -282,6 +284,11 @@ def rows_from(results: dict[str, list[Run]], render_zones: int, validate_zones: 
                         "mesh-edited", "lab", "-", note="the other files linked into the new tree")
     mesh_edit.baseline = "row lab"
     rows.append(mesh_edit)
+    if "kustomize" in results:
+        plugin_mesh = compare(results, "plugin-mz", f"argocd-generate, one zone of {render_zones} (full pipeline)",
+                              "plugin-mesh", "plugin", "-", note="the plugin's cost per zone and route")
+        plugin_mesh.baseline = "row plugin"
+        rows.append(plugin_mesh)
     files = compare(results, "files", f"python writing the {render_zones}-zone tree into an empty dir",
                     "files", "lab", "-", note="what making these files costs on this disk, without fabricgen")
     files.baseline = "row lab"
@@ -363,6 +370,8 @@ def commands(source: Path, workdir: Path, render_zones: int, validate_zones: int
         Command("mesh-edited", [*fabricgen, "render", "-q", str(files[render_zones]), "-o", str(mesh_edited)],
                 workdir, full, ok=(3,), prepare=lambda: _edit_one_file(mesh_edited)),
         Command("files", [sys.executable, "-c", WRITE_TREE, str(mesh_current)], workdir, env, fresh_output=True),
+        Command("plugin-mesh", [*fabricgen, "argocd-generate"], workdir,
+                {**full, "ARGOCD_ENV_ZONE": "z001", "ARGOCD_ENV_FABRIC": files[render_zones].name}),
         Command("validate", [*fabricgen, "validate", str(files[validate_zones])], workdir, env),
         Command("validate-quarter", [*fabricgen, "validate", str(files[validate_zones // 4])], workdir, env),
     ]

@@ -25,7 +25,7 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
     kubectl = shutil.which("kubectl") is not None
     memory = os.access("/dev/shm", os.W_OK)
     assert set(rows) == ({"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur", "mesh-edit", "files",
-                          "plugin-st", "check-st"} | ({"deps"} if kubectl else set())
+                          "plugin-st", "check-st"} | ({"deps", "plugin-mz"} if kubectl else set())
                          | ({"mesh-mem"} if memory else set()))
     for name in ("lab", "mesh", "validate", *(("plugin",) if kubectl else ()), *(("mesh-mem",) if memory else ())):
         row = rows[name]

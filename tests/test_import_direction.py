@@ -36,7 +36,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "pipeline": ("render", "validation", "plan", "model", "source", "serialise"),
     "report": ("source",),
     "output": ("pipeline",),
-    "delivery": ("pipeline", "render", "source", "serialise"),
+    "delivery": ("pipeline", "render", "model", "source", "serialise"),
     "review": ("pipeline", "report", "model", "source", "serialise"),
     "live_state": ("pipeline", "report", "plan", "model", "source"),
     "scaffold": ("output", "pipeline", "render", "model"),

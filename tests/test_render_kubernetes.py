@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, SITES
+from fabricgen.delivery.zone_selection import ZoneError, zone_build
 from fabricgen.pipeline import load_text, render, render_kubernetes
 from fabricgen.plan.zones import Plan
 from fabricgen.render import RENDERERS, TEXT_ONLY
@@ -50,6 +51,31 @@ def test_the_same_objects_as_render(name: str) -> None:
     for directory, manifests in full.manifests.items():
         assert kubernetes.manifests[directory] == manifests
         assert kubernetes.objects(directory) == full.objects(directory)
+
+
+@pytest.mark.parametrize("name", sorted(FABRICS))
+def test_one_zone_built_alone_has_the_objects_of_the_whole_build(name: str) -> None:
+    """The plugin and the KRM function build a zone of the fabric alone (`zone_build`)."""
+    fabric, _source, _warnings = load_text(FABRICS[name], name)
+    full = render_kubernetes(fabric, name)
+    zones = [zone.name for zone in fabric.zones]
+    for zone in zones:
+        alone, chosen = zone_build(fabric, name, zone, hint="")
+        assert chosen == zone
+        assert alone.manifests[zone] == full.manifests[zone]
+        assert not set(alone.manifests) & (set(zones) - {zone})  # the other zones were not built
+        assert set(alone.manifests) - {zone} == set(full.manifests) - set(zones)
+    for directory in set(full.manifests) - set(zones):  # an OVN-Kubernetes cluster's directory
+        whole, chosen = zone_build(fabric, name, directory, hint="")
+        assert chosen == directory and whole.manifests == full.manifests
+
+
+def test_a_name_that_is_no_zone_gets_the_whole_build_and_its_explanation() -> None:
+    fabric, _source, _warnings = load_text(FABRICS["sites/lab/fabric.yaml"], "sites/lab/fabric.yaml")
+    with pytest.raises(ZoneError, match=r"no zone 'hqq' in site 'lab' .*did you mean 'hq'"):
+        zone_build(fabric, "sites/lab/fabric.yaml", "hqq", hint="set it")
+    with pytest.raises(ZoneError, match="no zone chosen; set it"):
+        zone_build(fabric, "sites/lab/fabric.yaml", None, hint="set it")
 
 
 def test_the_mixed_fabric_has_text_only_output() -> None:

@@ -196,11 +196,18 @@ def render(fabric: Fabric, source_name: str) -> Build:
     return assemble(plan, artifacts)
 
 
-def render_kubernetes(fabric: Fabric, source_name: str) -> KubernetesBuild:
+def render_kubernetes(fabric: Fabric, source_name: str, *, zone: str | None = None) -> KubernetesBuild:
     """The Kubernetes objects `render` builds, and only those: the renderers whose output is
     text only (`TEXT_ONLY`: host scripts, INI and netplan files) do not run, and no file is
-    serialised. A renderer that yields both builds its objects as it does for `render`."""
+    serialised. A renderer that yields both builds its objects as it does for `render`.
+
+    With `zone` (a zone of the fabric), the renderers see a plan holding that zone alone,
+    everything else of the plan unchanged: a zone's plan already carries what it needs of the
+    others (its routes to them), so its objects are the ones the whole plan gives, without
+    building every other zone's (on a fabric of many zones, most of the work)."""
     plan = build_plan(fabric, source_name)
+    if zone is not None:
+        plan = replace(plan, zones=tuple(z for z in plan.zones if z.name == zone))
     renderers = [renderer for name, renderer in RENDERERS.items() if name not in TEXT_ONLY]
     return KubernetesBuild(plan, in_apply_order(a for renderer in renderers for a in renderer(plan)
                                                 if isinstance(a, Manifest)))

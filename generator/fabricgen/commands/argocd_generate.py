@@ -15,9 +15,9 @@ from pathlib import Path
 
 from fabricgen import exit_codes, report
 from fabricgen.delivery import argocd_plugin
-from fabricgen.delivery.zone_selection import pick_zone, zone_objects
+from fabricgen.delivery.zone_selection import zone_build, zone_objects
 from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import load_text, render_kubernetes
+from fabricgen.pipeline import load_text
 from fabricgen.serialise.manifest_yaml import dump_all
 from fabricgen.source.reader import read_text
 
@@ -37,8 +37,7 @@ def run(*, cwd: Path, environ: Mapping[str, str]) -> int:
         return exit_codes.INVALID
     except (OSError, UnicodeDecodeError) as exc:
         raise argocd_plugin.PluginSettingsError(f"{name}: cannot read: {exc}") from exc
-    build = render_kubernetes(fabric, name)
-    zone = pick_zone(build, settings.zone, hint=ZONE_HINT)
+    build, zone = zone_build(fabric, name, settings.zone, hint=ZONE_HINT)
     objects = zone_objects(build, zone)
     for warning in warnings:
         sys.stderr.write(report.text_line(warning) + "\n")

@@ -5,6 +5,6 @@
 - `resource_list`: the KRM ResourceList read from stdin and written to stdout.
 - `zone_selection`: one zone's objects out of a build.
 
-May import: `fabricgen.pipeline`, `fabricgen.render`, `fabricgen.source`,
+May import: `fabricgen.pipeline`, `fabricgen.render`, `fabricgen.model`, `fabricgen.source`,
 `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

@@ -39,9 +39,9 @@ from typing import Any
 
 from fabricgen import exit_codes
 from fabricgen.delivery import resource_list as rl
-from fabricgen.delivery.zone_selection import pick_zone, zone_objects
+from fabricgen.delivery.zone_selection import zone_build, zone_objects
 from fabricgen.errors import FabricgenError
-from fabricgen.pipeline import load_text, render_kubernetes
+from fabricgen.pipeline import load_text
 from fabricgen.render.artifacts import KubeObject
 from fabricgen.source import provenance
 from fabricgen.source.reader import read_text
@@ -144,8 +144,7 @@ def generate(config: GeneratorConfig) -> tuple[list[dict[str, Any]], list[Any]]:
             raise FunctionConfigError(f"cannot read fabric {config.path!r} "
                                       f"(resolved to {fabric_path}): {exc}") from exc
     fabric, _source, warnings = load_text(text, name)
-    build = render_kubernetes(fabric, name)
-    zone = pick_zone(build, config.zone, hint=ZONE_HINT)
+    build, zone = zone_build(fabric, name, config.zone, hint=ZONE_HINT)
     zone_objects(build, zone)  # refuses an empty zone
     out: list[dict[str, Any]] = []
     for manifest in build.manifests[zone]:

@@ -1,6 +1,6 @@
 """One zone's Kubernetes objects: what the Argo CD plugin prints and the KRM function returns.
 
-Both integrations build the objects with `pipeline.render_kubernetes` and go
+Both integrations build the objects with `zone_build` (`pipeline.render_kubernetes`) and go
 through `zone_objects`, so they emit exactly the objects `fabricgen render` writes
 under `rendered/<site>/<zone>/` (in the same apply order), and both refuse to
 produce an empty result: an empty manifest set makes a GitOps tool prune
@@ -13,7 +13,8 @@ import difflib
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
-from fabricgen.pipeline import KubernetesBuild
+from fabricgen.model import Fabric
+from fabricgen.pipeline import KubernetesBuild, render_kubernetes
 from fabricgen.render.artifacts import KubeObject
 
 
@@ -43,6 +44,16 @@ def pick_zone(build: KubernetesBuild, zone: str | None, *, hint: str) -> str:
         raise ZoneError(f"{build.plan.source_name}: no zone {zone!r} in site {build.site!r} "
                         f"(zones: {', '.join(names)}){guess}")
     return zone
+
+
+def zone_build(fabric: Fabric, source_name: str, zone: str | None, *, hint: str) -> tuple[KubernetesBuild, str]:
+    """The build holding the chosen zone's objects, and the zone. A zone of the fabric is
+    built alone; anything else (no zone, an OVN-Kubernetes cluster's directory, a name that
+    is not there) gets the whole build, which `pick_zone` chooses from or explains."""
+    if zone is not None and any(z.name == zone for z in fabric.zones):
+        return render_kubernetes(fabric, source_name, zone=zone), zone
+    build = render_kubernetes(fabric, source_name)
+    return build, pick_zone(build, zone, hint=hint)
 
 
 def zone_objects(build: KubernetesBuild, zone: str) -> list[KubeObject]:
