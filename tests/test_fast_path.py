@@ -300,6 +300,27 @@ def test_plugin_with_a_file_edited_by_hand_renders_from_the_fabric(checkout: Pat
     assert b"enableIC: true" in result.stdout
 
 
+def test_plugin_reads_only_the_files_it_prints(checkout: Path) -> None:
+    """Another zone's file edited, or the site's stamp-listed files incomplete elsewhere, does not
+    reach zone hq's output: the fast path still answers, with the full path's bytes."""
+    full = plugin(checkout, "hq", "lab", FABRICGEN_FAST_PATH="0")
+    (checkout / "rendered/lab/edge/stage-0/configuration.yaml").write_text("edited\n")
+    (checkout / "rendered/lab/ai/stage-1/ovn-ic-config.yaml").unlink()
+    result = plugin(checkout, "hq", "lab")
+    assert result.fast and (result.code, result.stdout, result.stderr) == (full.code, full.stdout, full.stderr)
+    assert not plugin(checkout, "edge", "lab").fast
+
+
+def test_plugin_never_prints_a_symlink_with_the_stamped_content(checkout: Path, tmp_path: Path) -> None:
+    printed = checkout / HQ_FILE
+    elsewhere = tmp_path / "configuration.yaml"
+    elsewhere.write_bytes(printed.read_bytes())
+    printed.unlink()
+    printed.symlink_to(elsewhere)
+    result = plugin(checkout, "hq", "lab")
+    assert not result.fast and result.code == 0
+
+
 @pytest.mark.parametrize(("zone", "message"), [(None, "no zone chosen"), ("hqq", "did you mean 'hq'?")])
 def test_plugin_zone_errors_come_from_the_full_path(checkout: Path, zone: str | None, message: str) -> None:
     result = plugin(checkout, zone, "lab")

@@ -7,10 +7,11 @@ more than `kubectl kustomize` of the committed output, so this module answers th
 runs from `<output>/<site>/.fabricgen.json` instead, with the standard library only.
 
 It answers only when it can verify everything: the fabric's bytes, its source name and the
-digest of the running fabricgen code equal the stamp's, the fabric had no warnings, and the
-site directory holds exactly the stamped files (no file missing or extra, every one a
-regular file with the stamped SHA-256 and, for `render`, executable bit; no symlink or
-other special entry). Anything else (no stamp, an unreadable or non-canonical stamp,
+digest of the running fabricgen code equal the stamp's, the fabric had no warnings, and, for
+`render`, the site directory holds exactly the stamped files (no file missing or extra, every
+one a regular file with the stamped SHA-256 and executable bit; no symlink or other special
+entry); for the plugin, every file it prints is a regular file with the stamped SHA-256
+(the site's other files never reach its output). Anything else (no stamp, an unreadable or non-canonical stamp,
 another fabricgen, a file edited by hand) returns None, and the caller runs the full
 pipeline, which behaves exactly as without a stamp. `FABRICGEN_FAST_PATH=0` turns it off.
 """
@@ -89,13 +90,11 @@ def _match(stamps: Mapping[str, str], source: str, fabric_sha256: str,
     return None
 
 
-def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool,
-            keep: frozenset[str] = frozenset()) -> dict[str, bytes] | None:
-    """The bytes of the `keep` files when the site directory is exactly what the stamp lists."""
+def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool) -> bool:
+    """Whether the site directory is exactly what the stamp lists."""
     files = doc.get("files")
     if not isinstance(files, dict):
-        return None
-    kept: dict[str, bytes] = {}
+        return False
     seen = 0
     pending = [(str(site_dir), "")]
     try:
@@ -112,18 +111,26 @@ def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool,
                     want = files.get(name)
                     read = _read_regular(entry.path) if isinstance(want, dict) else None
                     if want is None or read is None:
-                        return None  # not stamped, or not a regular file
+                        return False  # not stamped, or not a regular file
                     data, executable = read
                     if hashlib.sha256(data).hexdigest() != want.get("sha256"):
-                        return None
+                        return False
                     if modes and executable is not want.get("executable"):
-                        return None
-                    if name in keep:
-                        kept[name] = data
+                        return False
                     seen += 1
     except OSError:
+        return False
+    return seen == len(files)
+
+
+def _stamped_bytes(site_dir: Path, doc: Mapping[str, Any], name: str) -> bytes | None:
+    """The bytes of the site's file `name` when it is a regular file with the stamped SHA-256."""
+    files = doc.get("files")
+    want = files.get(name) if isinstance(files, dict) else None
+    read = _read_regular(os.path.join(site_dir, name)) if isinstance(want, dict) else None
+    if want is None or read is None or hashlib.sha256(read[0]).hexdigest() != want.get("sha256"):
         return None
-    return kept if seen == len(files) else None
+    return read[0]
 
 
 def _site_for(path: Path, source: str, stamps: Mapping[str, str], code: str) -> tuple[str, dict[str, Any]] | None:
@@ -157,7 +164,7 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
         if found is None or found[0] in sites:  # a second fabric for one site is FG004: the full path says so
             return None
         site, doc = found
-        if _verify(output / site, doc, modes=True) is None:
+        if not _verify(output / site, doc, modes=True):
             return None
         sites.add(site)
     if top is not None:
@@ -201,14 +208,15 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
     if not isinstance(entry, dict) or not entry.get("objects") or not isinstance(entry.get("manifests"), list):
         return None  # no zone chosen, an unknown zone, or nothing to print: the full path explains
     paths = [f"{zone}/{m}" for m in entry["manifests"]]
-    # Argo CD's cmp-server unpacks every file 0644 unless the plugin sets preserveFileMode
-    # (argo-cd util/io/files/tar.go `untar`), and no mode reaches the printed objects.
-    kept = _verify(root / RENDERED / site, doc, modes=False, keep=frozenset(paths))
-    if kept is None or set(kept) != set(paths):
-        return None
+    # Only the printed files are read: each must hold the stamped bytes, whatever else the
+    # site holds (another zone's files do not reach this output), so one zone of a large site
+    # costs what one zone costs. Argo CD's cmp-server unpacks every file 0644 unless the plugin
+    # sets preserveFileMode (argo-cd util/io/files/tar.go `untar`): no mode is compared, and
+    # none reaches the printed objects.
     bodies = []
     for path in paths:
-        body = _body(kept[path])
+        data = _stamped_bytes(root / RENDERED / site, doc, path)
+        body = None if data is None else _body(data)
         if body is None:
             return None
         bodies.append(body)
