@@ -184,6 +184,22 @@ def test_a_rerender_links_unchanged_files_and_writes_the_rest(tmp_path: Path) ->
     assert fresh == {"hq/stage-0/backbone.yaml", "edge/stage-0/backbone.yaml"}
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_file_of_another_user_is_not_linked(tmp_path: Path) -> None:
+    out = tmp_path / "rendered"
+    assert render(out, LAB) == 3
+    site = out / "lab"
+    (site / "hq" / "stage-0" / "backbone.yaml").write_text("hand edit\n", encoding="utf-8")
+    theirs = site / "ai" / "stage-0" / "configuration.yaml"
+    os.chown(theirs, 4242, 4242)
+    before = _inodes(site)
+    assert render(out, LAB) == 3
+    after = _inodes(site)
+    assert after["ai/stage-0/configuration.yaml"] != before["ai/stage-0/configuration.yaml"]
+    assert theirs.stat().st_uid == 0
+    assert after["ai/stage-0/kustomization.yaml"] == before["ai/stage-0/kustomization.yaml"]
+
+
 def test_a_filesystem_without_hard_links_gets_every_file_written(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "rendered"

@@ -169,11 +169,13 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
 def _reuse(old: _Tree, rel: PurePosixPath, source: Path, path: Path, data: bytes, mode: int) -> bool:
     """Hard-link an unchanged file of the current tree into the staging tree: creating a file
     costs far more than linking one on most filesystems, and a re-render usually changes
-    few files. Only a file read as exactly these bytes, with exactly this mode, and not
-    modified since it was read (same inode, size and mtime) is linked; anything else, or a
-    filesystem without hard links, is written afresh."""
+    few files. Only a file read as exactly these bytes, with exactly this mode, owned by
+    whoever runs fabricgen (as a written file would be), and not modified since it was read
+    (same inode, size and mtime) is linked; anything else, or a filesystem without hard
+    links, is written afresh."""
     seen = old.stats.get(rel)
-    if seen is None or old.files[rel][0] != data or stat.S_IMODE(seen.st_mode) != mode:
+    if (seen is None or old.files[rel][0] != data or stat.S_IMODE(seen.st_mode) != mode
+            or seen.st_uid != os.geteuid()):
         return False
     try:
         os.link(source, path, follow_symlinks=False)
