@@ -42,6 +42,13 @@ def test_networks_added_later_are_found_too(first: list[IPv4Network], later: lis
     assert len(index) == len(first) + len(later)
 
 
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(networks, max_size=12))
+def test_overlapping_earlier_is_every_overlapping_pair_once(added: list[IPv4Network]) -> None:
+    pairs = [(i, j) for i, a in enumerate(added) for j, b in enumerate(added[:i]) if a.overlaps(b)]
+    assert list(NetworkIndex(added).overlapping_earlier()) == pairs
+
+
 BACKBONES = ["172.16.0.0/16", "172.16.0.0/24", "172.16.1.0/24", "172.16.0.0/12", "10.54.3.0/24", "172.17.0.0/24"]
 PODS = ["10.54.0.0/16", "10.54.0.0/24", "172.16.0.0/20", "10.60.0.0/16"]
 

@@ -108,27 +108,21 @@ def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool) -> bool:
                         continue
                     if name == stamp.NAME:
                         continue
-                    want = files.get(name)
-                    read = _read_regular(entry.path) if isinstance(want, dict) else None
-                    if want is None or read is None:
-                        return False  # not stamped, or not a regular file
-                    data, executable = read
-                    if hashlib.sha256(data).hexdigest() != want.get("sha256"):
-                        return False
-                    if modes and executable is not want.get("executable"):
-                        return False
+                    if _stamped_file(entry.path, files.get(name), modes=modes) is None:
+                        return False  # not stamped, not a regular file, other bytes or mode
                     seen += 1
     except OSError:
         return False
     return seen == len(files)
 
 
-def _stamped_bytes(site_dir: Path, doc: Mapping[str, Any], name: str) -> bytes | None:
-    """The bytes of the site's file `name` when it is a regular file with the stamped SHA-256."""
-    files = doc.get("files")
-    want = files.get(name) if isinstance(files, dict) else None
-    read = _read_regular(os.path.join(site_dir, name)) if isinstance(want, dict) else None
-    if want is None or read is None or hashlib.sha256(read[0]).hexdigest() != want.get("sha256"):
+def _stamped_file(path: str, want: Any, *, modes: bool) -> bytes | None:
+    """The bytes of the file at `path` when `want` is its stamp entry and the file is a regular
+    file with the stamped SHA-256 (and, with `modes`, the stamped execute bit)."""
+    read = _read_regular(path) if isinstance(want, dict) else None
+    if read is None or hashlib.sha256(read[0]).hexdigest() != want.get("sha256"):
+        return None
+    if modes and read[1] is not want.get("executable"):
         return None
     return read[0]
 
@@ -213,9 +207,12 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
     # costs what one zone costs. Argo CD's cmp-server unpacks every file 0644 unless the plugin
     # sets preserveFileMode (argo-cd util/io/files/tar.go `untar`): no mode is compared, and
     # none reaches the printed objects.
+    files = doc.get("files")
+    if not isinstance(files, dict):
+        return None
     bodies = []
     for path in paths:
-        data = _stamped_bytes(root / RENDERED / site, doc, path)
+        data = _stamped_file(os.path.join(root, RENDERED, site, path), files.get(path), modes=False)
         body = None if data is None else _body(data)
         if body is None:
             return None

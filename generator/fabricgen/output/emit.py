@@ -62,17 +62,16 @@ def _kind(mode: int) -> str:
 
 @dataclass(frozen=True)
 class _Tree:
-    """What is under `<root>/<site>/`: regular files (content, executable) and everything
+    """What is under `<root>/<site>/`: regular files (content, status) and everything
     else that is neither a file nor a directory (symlinks, FIFOs...), which fabricgen
     never writes, never follows and removes."""
 
-    files: dict[PurePosixPath, tuple[bytes, bool]]
+    files: dict[PurePosixPath, tuple[bytes, os.stat_result]]  # content, and status taken as it was read
     foreign: dict[PurePosixPath, str]
-    stats: dict[PurePosixPath, os.stat_result]  # of each file, taken as it was read
 
 
 def _existing(site_dir: Path) -> _Tree:
-    tree = _Tree({}, {}, {})
+    tree = _Tree({}, {})
     try:
         top = site_dir.lstat()
     except FileNotFoundError:
@@ -91,15 +90,18 @@ def _existing(site_dir: Path) -> _Tree:
                 if stat.S_ISDIR(mode):
                     pending.append((Path(entry.path), rel))
                 elif stat.S_ISREG(mode):
-                    # What git records of a file: its content and the owner's execute bit
-                    # (so a checkout under umask 002 or 000 is not "changed").
                     # Never follows a symlink or blocks on a FIFO swapped in meanwhile.
-                    data, status = read_regular(entry.path, follow_symlinks=False)
-                    tree.files[rel] = (data, bool(status.st_mode & stat.S_IXUSR))
-                    tree.stats[rel] = status
+                    tree.files[rel] = read_regular(entry.path, follow_symlinks=False)
                 else:
                     tree.foreign[rel] = _kind(mode)
     return tree
+
+
+def _same(current: tuple[bytes, os.stat_result], out: OutputFile) -> bool:
+    """What git records of a file: its content and the owner's execute bit (so a checkout
+    under umask 002 or 000 is not "changed")."""
+    data, status = current
+    return data == out.text.encode() and bool(status.st_mode & stat.S_IXUSR) == out.executable
 
 
 def _read(root: Path, site: str) -> _Tree:
@@ -119,7 +121,7 @@ def _changes(old: _Tree, build: Build) -> Changes:
     for rel, out in build.files.items():
         if rel not in old.files:
             added.append(str(rel))
-        elif old.files[rel] != (out.text.encode(), out.executable):
+        elif not _same(old.files[rel], out):
             changed.append(str(rel))
     removed = [str(rel) for rel in old.files if rel not in build.files]
     removed += [f"{rel} ({kind})" for rel, kind in old.foreign.items()]
@@ -173,9 +175,10 @@ def _reuse(old: _Tree, rel: PurePosixPath, source: Path, path: Path, data: bytes
     whoever runs fabricgen (as a written file would be), and not modified since it was read
     (same inode, size and mtime) is linked; anything else, or a filesystem without hard
     links, is written afresh."""
-    seen = old.stats.get(rel)
-    if (seen is None or old.files[rel][0] != data or stat.S_IMODE(seen.st_mode) != mode
-            or seen.st_uid != os.geteuid()):
+    if rel not in old.files:
+        return False
+    current, seen = old.files[rel]
+    if current != data or stat.S_IMODE(seen.st_mode) != mode or seen.st_uid != os.geteuid():
         return False
     try:
         os.link(source, path, follow_symlinks=False)

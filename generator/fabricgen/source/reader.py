@@ -345,7 +345,7 @@ def read_text(path: Path) -> str:
     (strerror says what is wrong) or UnicodeDecodeError.
     """
     try:
-        data, _mode = read_regular(path, follow_symlinks=True, limit=MAX_BYTES)
+        data, _status = read_regular(path, follow_symlinks=True, limit=MAX_BYTES)
     except NotRegularError as exc:
         kind = next((name for test, name in _KINDS if test(exc.mode)), "not a regular file")
         raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; give the path of a fabric file") from None

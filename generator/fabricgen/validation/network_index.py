@@ -15,6 +15,7 @@ dictionary keyed by (network address, prefix length).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from ipaddress import IPv4Network
 
 _ALL = 0xFFFFFFFF
@@ -28,6 +29,7 @@ class NetworkIndex:
         self._starts: list[tuple[int, int]] = []  # (first address, position), sorted
         self._exact: dict[tuple[int, int], list[int]] = {}  # (first address, prefix length) -> positions
         self._prefixes: list[int] = []  # prefix lengths present, ascending
+        self._networks: list[IPv4Network] = []  # by position
         self._count = 0
         for network in networks or ():
             self.add(network)
@@ -39,6 +41,7 @@ class NetworkIndex:
         """Add a network; returns its position."""
         position = self._count
         self._count += 1
+        self._networks.append(network)
         start, prefix = int(network.network_address), network.prefixlen
         bisect.insort(self._starts, (start, position))
         self._exact.setdefault((start, prefix), []).append(position)
@@ -61,3 +64,13 @@ class NetworkIndex:
                 found.extend(self._exact.get((base, shorter), ()))
         found.sort()
         return found
+
+    def overlapping_earlier(self) -> Iterator[tuple[int, int]]:
+        """Every pair of added networks that overlap, once: (i, j) with j < i, by i and then j
+        (a rule reports the later of two ranges, naming the earlier)."""
+        for i, network in enumerate(self._networks):
+            for j in self.overlapping(network):
+                if j >= i:
+                    break
+                if network.overlaps(self._networks[j]):
+                    yield i, j

@@ -25,16 +25,11 @@ def _cluster_ranges(fabric: Fabric) -> list[tuple[str, str, IPv4Network]]:
 
 @rule("FG201", "backbone-overlap", "Two zones' backbone CIDRs overlap; cross-zone routes would be ambiguous.")
 def backbone_overlap(fabric: Fabric) -> Iterator[Finding]:
-    index = NetworkIndex([zone.backbone.cidr for zone in fabric.zones])
-    for i, zone in enumerate(fabric.zones):
-        for j in index.overlapping(zone.backbone.cidr):
-            if j >= i:
-                break
-            other = fabric.zones[j]
-            if zone.backbone.cidr.overlaps(other.backbone.cidr):
-                yield Finding("FG201", ("zones", i, "backbone", "cidr"),
-                              f"backbone {zone.backbone.cidr} overlaps the backbone {other.backbone.cidr} "
-                              f"of zone {other.name!r}; give every zone its own non-overlapping range")
+    for i, j in NetworkIndex([zone.backbone.cidr for zone in fabric.zones]).overlapping_earlier():
+        zone, other = fabric.zones[i], fabric.zones[j]
+        yield Finding("FG201", ("zones", i, "backbone", "cidr"),
+                      f"backbone {zone.backbone.cidr} overlaps the backbone {other.backbone.cidr} "
+                      f"of zone {other.name!r}; give every zone its own non-overlapping range")
 
 
 @rule("FG202", "backbone-cluster-overlap", "A backbone overlaps a pod, join or service CIDR of some zone.")

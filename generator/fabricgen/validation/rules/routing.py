@@ -41,17 +41,12 @@ def auto_route_explicit(fabric: Fabric) -> Iterator[Finding]:
 def auto_route_overlap(fabric: Fabric) -> Iterator[Finding]:
     if fabric.interconnection is None or not fabric.interconnection.auto_route:
         return
-    index = NetworkIndex([zone.cluster.pod_cidr for zone in fabric.zones])
-    for i, zone in enumerate(fabric.zones):
-        for j in index.overlapping(zone.cluster.pod_cidr):
-            if j >= i:
-                break
-            other = fabric.zones[j]
-            if zone.cluster.pod_cidr.overlaps(other.cluster.pod_cidr):
-                yield Finding("FG303", ("zones", i, "cluster", "podCIDR"),
-                              f"podCIDR {zone.cluster.pod_cidr} overlaps the podCIDR {other.cluster.pod_cidr} "
-                              f"of zone {other.name!r}: with autoRoute: true both are learned as "
-                              "equal-cost routes; renumber, or set autoRoute: false (explicit routes)")
+    for i, j in NetworkIndex([zone.cluster.pod_cidr for zone in fabric.zones]).overlapping_earlier():
+        zone, other = fabric.zones[i], fabric.zones[j]
+        yield Finding("FG303", ("zones", i, "cluster", "podCIDR"),
+                      f"podCIDR {zone.cluster.pod_cidr} overlaps the podCIDR {other.cluster.pod_cidr} "
+                      f"of zone {other.name!r}: with autoRoute: true both are learned as "
+                      "equal-cost routes; renumber, or set autoRoute: false (explicit routes)")
 
 
 @rule("FG304", "policy-29500", "A policy route uses priority 29500, which Kube-OVN deletes every 5 seconds.")

@@ -74,14 +74,11 @@ def tenant_overlap(fabric: Fabric) -> Iterator[Finding]:
         index = {vpc.name: v for v, vpc in enumerate(zone.vpcs)}
         cidrs = [NetworkIndex([sub.cidr for sub in vpc.subnets]) for vpc in zone.vpcs]
         for v, vpc in enumerate(zone.vpcs):
-            for s, sub in enumerate(vpc.subnets):
-                for t in cidrs[v].overlapping(sub.cidr):
-                    if t >= s:
-                        break
-                    if sub.cidr.overlaps(vpc.subnets[t].cidr):
-                        yield Finding("FG405", ("zones", i, "vpcs", v, "subnets", s, "cidr"),
-                                      f"{sub.cidr} overlaps {vpc.subnets[t].name!r} ({vpc.subnets[t].cidr}) "
-                                      f"in the same VPC {vpc.name!r}; use disjoint ranges")
+            for s, t in cidrs[v].overlapping_earlier():
+                sub, other = vpc.subnets[s], vpc.subnets[t]
+                yield Finding("FG405", ("zones", i, "vpcs", v, "subnets", s, "cidr"),
+                              f"{sub.cidr} overlaps {other.name!r} ({other.cidr}) "
+                              f"in the same VPC {vpc.name!r}; use disjoint ranges")
         for p, peering in enumerate(zone.peerings):
             a, b = peering.vpcs
             if a == b or a not in index or b not in index:
