@@ -28,6 +28,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets a private cache of its own (`fabricgen.output.private_cache`), also for
+    the fabricgen processes it starts: no test answers from another's render records."""
+    cache = tmp_path_factory.mktemp("cache") / "fabricgen"
+    monkeypatch.setenv("FABRICGEN_CACHE_DIR", str(cache))
+    return cache
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

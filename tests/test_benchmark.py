@@ -25,17 +25,17 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
     kubectl = shutil.which("kubectl") is not None
     memory = os.access("/dev/shm", os.W_OK)
     assert set(rows) == ({"plugin", "lab", "mesh", "validate", "lab-cur", "mesh-cur", "mesh-edit", "files",
-                          "plugin-st", "check-st"} | ({"deps", "plugin-mz"} if kubectl else set())
+                          "plugin-c", "check-rec"} | ({"deps", "plugin-mz"} if kubectl else set())
                          | ({"mesh-mem"} if memory else set()))
     for name in ("lab", "mesh", "validate", *(("plugin",) if kubectl else ()), *(("mesh-mem",) if memory else ())):
         row = rows[name]
         assert row["ratio"] > 0 and row["cpu_ratio"] > 0 and row["peak_rss_mib"] > 0
         assert isinstance(row["passed"], bool) and row["goal"]
     assert rows["mesh"]["what"] == "render of 3 zones (6 routes)"
-    # the committed output is current and stamped: the fast-path rows take it
-    assert rows["check-st"]["note"] == "fast path taken"
+    # after a render (check-rec) and a first plugin run (plugin-c) the fast-path rows take it
+    assert rows["check-rec"]["note"] == "fast path taken"
     if kubectl:
-        assert rows["plugin-st"]["note"] == "fast path taken"
+        assert rows["plugin-c"]["note"] == "fast path taken"
     # the exit status is the verdict of every row with a goal
     assert (proc.returncode == 0) == all(r["passed"] is not False for r in rows.values())
 

@@ -139,8 +139,7 @@ def test_git_repository_ignore_rules(tmp_path: Path) -> None:
     kept = ["rendered/lab/hq/stage-0/backbone.yaml", "rendered/lab/hq/stage-0/kustomization.yaml",
             "rendered/lab/_delivery/flux/kustomizations.yaml"]
     dropped = ["rendered/lab/_host/x/configure-ovn-host.sh", "rendered/nat/hq/stage-0/backbone.yaml",
-               "sites/lab/fabric.yaml", "README.md", "rendered/lab/_delivery/argocd/applications.yaml",
-               "rendered/lab/.fabricgen.json"]  # the stamp: only fabricgen reads it
+               "sites/lab/fabric.yaml", "README.md", "rendered/lab/_delivery/argocd/applications.yaml"]
     for path in kept + dropped:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x\n", encoding="utf-8")

@@ -35,7 +35,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "render": ("plan", "model", "source", "serialise"),
     "pipeline": ("render", "validation", "plan", "model", "source", "serialise"),
     "report": ("source",),
-    "output": ("pipeline",),
+    "output": ("pipeline", "serialise"),
     "delivery": ("pipeline", "render", "model", "source", "serialise"),
     "review": ("pipeline", "report", "model", "source", "serialise"),
     "live_state": ("pipeline", "report", "plan", "model", "source"),

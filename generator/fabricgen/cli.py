@@ -29,6 +29,7 @@ exit codes:
   5    verify: a pair of AZs is not delivered in the OVN lab
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
   130  interrupted
+  141  the reader of stdout went away (a broken pipe)
 """
 
 
@@ -196,7 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from fabricgen.errors import FabricgenError, InvalidFabricError
 
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, so that a reader gone away is a broken pipe, not an error at exit
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return exit_codes.BROKEN_PIPE
     except InvalidFabricError as exc:
         sys.stderr.write(report.format_diagnostics(exc.diagnostics, getattr(args, "fmt", "text")))
         sys.stderr.write(f"fabricgen: {report.summary(exc.diagnostics)}; nothing written\n")
@@ -215,6 +221,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "This is a bug in fabricgen; set FABRICGEN_DEBUG=1 for the traceback and report it.\n"
         )
         return exit_codes.INTERNAL
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for a reader that went away is dropped
+    instead of failing again when the interpreter flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
 
 
 def run() -> NoReturn:

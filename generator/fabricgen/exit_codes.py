@@ -10,3 +10,4 @@ INTERNAL = 4  # a bug in fabricgen
 UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab
 NO_LAB = 6  # verify: the OVN programs are missing, or the OVN lab cannot run here
 INTERRUPTED = 130
+BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE, as a shell reports a process SIGPIPE ended)

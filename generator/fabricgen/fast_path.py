@@ -1,19 +1,27 @@
-"""Answers from the stamp (`fabricgen.serialise.stamp`) when nothing changed, without loading the pipeline.
+"""Answers from fabricgen's private cache when nothing changed, without loading the pipeline.
 
-Pre-commit runs `fabricgen render --check` (or `render --all`) on every commit, and the
-Argo CD plugin runs for every Application on every refresh; most of the time neither the
-fabric nor the output has changed. Loading pydantic, ruamel.yaml and jinja2 alone costs
-more than `kubectl kustomize` of the committed output, so this module answers those
-runs from `<output>/<site>/.fabricgen.json` instead, with the standard library only.
+Pre-commit runs `fabricgen render` (or `render --all`) on every commit, and the Argo CD plugin
+runs for every Application whenever its repository moves; most of the time neither the fabric
+nor the output has changed. Loading pydantic, ruamel.yaml and jinja2 alone costs more than
+`kubectl kustomize` of the committed output, so this module answers those runs from what
+fabricgen itself recorded in its private cache (`fabricgen.output.private_cache`), with the
+standard library only. Nothing in the repository is evidence: a committed file, or a list of
+digests beside it, can be written by anyone.
 
-It answers only when it can verify everything: the fabric's bytes, its source name and the
-digest of the running fabricgen code equal the stamp's, the fabric had no warnings, and, for
-`render`, the site directory holds exactly the stamped files (no file missing or extra, every
-one a regular file with the stamped SHA-256 and executable bit; no symlink or other special
-entry); for the plugin, every file it prints is a regular file with the stamped SHA-256
-(the site's other files never reach its output). Anything else (no stamp, an unreadable or non-canonical stamp,
-another fabricgen, a file edited by hand) returns None, and the caller runs the full
-pipeline, which behaves exactly as without a stamp. `FABRICGEN_FAST_PATH=0` turns it off.
+- `render` and `render --check`: the render record of each site directory, which `render`
+  wrote when it brought that directory to the rendered tree. The run is answered "up to date"
+  only when the fabric's bytes, its source name and the digest of the running fabricgen code
+  equal the record's, the fabric had no warnings, and the site directory holds exactly the
+  recorded files (no file missing or extra, every one a regular file with the recorded
+  SHA-256 and executable bit; no symlink or other special entry). A fresh clone (CI) has no
+  record, so its first run is always the full pipeline.
+- `argocd-generate`: what the plugin printed before for the same fabric bytes, source name,
+  zone setting and code (`fabricgen.delivery.argocd_plugin.cache_key`); it never prints a
+  file of the checkout.
+
+Anything else (no record, an unreadable or non-canonical one, another fabricgen, a file
+edited by hand) returns None, and the caller runs the full pipeline, which behaves exactly as
+without a cache. `FABRICGEN_FAST_PATH=0` turns it off.
 """
 
 from __future__ import annotations
@@ -27,11 +35,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fabricgen.output import private_cache
 from fabricgen.regular_file import MAX_FABRIC_BYTES, read_regular
-from fabricgen.serialise import stamp
+from fabricgen.serialise import render_record
 
 STAGING_PREFIX = ".fabricgen-staging-"  # fabricgen.output.emit's; a leftover one makes `render` clean up
-RENDERED = "rendered"  # where the plugin looks for the stamps: the default output root, at the repository root
 
 
 def enabled(environ: Mapping[str, str]) -> bool:
@@ -47,9 +55,10 @@ def _read_regular(path: str, limit: int | None = None) -> tuple[bytes, bool] | N
     return data, bool(status.st_mode & stat.S_IXUSR)
 
 
-def _stamps(output: Path) -> dict[str, str] | None:
-    """The text of every stamp under `output`, by site; None when a staging leftover is there."""
-    found: dict[str, str] = {}
+def _records(output: Path, environ: Mapping[str, str]) -> dict[str, tuple[str, str]] | None:
+    """Per site directory under `output`: its real path and the text of its render record;
+    None when a staging leftover is there."""
+    found: dict[str, tuple[str, str]] = {}
     try:
         with os.scandir(output) as entries:
             listed = list(entries)
@@ -63,35 +72,36 @@ def _stamps(output: Path) -> dict[str, str] | None:
                 continue
         except OSError:
             continue
-        read = _read_regular(os.path.join(entry.path, stamp.NAME))
-        if read is not None:
+        path = os.path.realpath(entry.path)
+        data = private_cache.read(environ, private_cache.RENDER, private_cache.key(path))
+        if data is not None:
             try:
-                found[entry.name] = read[0].decode("ascii")
+                found[entry.name] = (path, data.decode("ascii"))
             except UnicodeDecodeError:
                 continue
     return found
 
 
-def _match(stamps: Mapping[str, str], source: str, fabric_sha256: str,
+def _match(records: Mapping[str, tuple[str, str]], source: str, fabric_sha256: str,
            code: str) -> tuple[str, dict[str, Any]] | None:
-    """The site and stamp of the fabric: a canonical stamp of this format for its bytes, its
+    """The site and record of the fabric: a canonical record of this format for its bytes, its
     source name and this code, with no warnings."""
-    for site, text in stamps.items():
-        if fabric_sha256 not in text:  # most stamps are another fabric's: skip parsing them
+    for site, (path, text) in records.items():
+        if fabric_sha256 not in text:  # most records are another fabric's: skip parsing them
             continue
         try:
             doc = json.loads(text)
         except ValueError:
             continue
-        if (isinstance(doc, dict) and doc.get("format") == stamp.FORMAT and doc.get("site") == site
-                and doc.get("fabric") == {"source": source, "sha256": fabric_sha256}
-                and doc.get("code") == code and doc.get("warnings") == 0 and stamp.dump(doc) == text):
+        if (isinstance(doc, dict) and doc.get("format") == render_record.FORMAT and doc.get("site") == site
+                and doc.get("path") == path and doc.get("fabric") == {"source": source, "sha256": fabric_sha256}
+                and doc.get("code") == code and doc.get("warnings") == 0 and render_record.dump(doc) == text):
             return site, doc
     return None
 
 
-def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool) -> bool:
-    """Whether the site directory is exactly what the stamp lists."""
+def _verify(site_dir: Path, doc: Mapping[str, Any]) -> bool:
+    """Whether the site directory is exactly what the record lists."""
     files = doc.get("files")
     if not isinstance(files, dict):
         return False
@@ -106,32 +116,17 @@ def _verify(site_dir: Path, doc: Mapping[str, Any], *, modes: bool) -> bool:
                     if entry.is_dir(follow_symlinks=False):
                         pending.append((entry.path, name + "/"))
                         continue
-                    if name == stamp.NAME:
-                        continue
-                    if _stamped_file(entry.path, files.get(name), modes=modes) is None:
-                        return False  # not stamped, not a regular file, other bytes or mode
+                    want = files.get(name)
+                    if not isinstance(want, dict):
+                        return False  # not recorded
+                    read = _read_regular(entry.path)
+                    if (read is None or hashlib.sha256(read[0]).hexdigest() != want.get("sha256")
+                            or read[1] is not want.get("executable")):
+                        return False  # not a regular file, other bytes or mode
                     seen += 1
     except OSError:
         return False
     return seen == len(files)
-
-
-def _stamped_file(path: str, want: Any, *, modes: bool) -> bytes | None:
-    """The bytes of the file at `path` when `want` is its stamp entry and the file is a regular
-    file with the stamped SHA-256 (and, with `modes`, the stamped execute bit)."""
-    read = _read_regular(path) if isinstance(want, dict) else None
-    if read is None or hashlib.sha256(read[0]).hexdigest() != want.get("sha256"):
-        return None
-    if modes and read[1] is not want.get("executable"):
-        return None
-    return read[0]
-
-
-def _site_for(path: Path, source: str, stamps: Mapping[str, str], code: str) -> tuple[str, dict[str, Any]] | None:
-    read = _read_regular(str(path), MAX_FABRIC_BYTES)
-    if read is None:
-        return None
-    return _match(stamps, source, hashlib.sha256(read[0]).hexdigest(), code)
 
 
 def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: bool,
@@ -145,20 +140,22 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
 
         top = git_index.toplevel(Path.cwd())  # the full path would fail here the same way
         fabrics = git_index.fabrics(top)
-    stamps = _stamps(output)
-    if not fabrics or not stamps:
+    records = _records(output, os.environ)
+    if not fabrics or not records:
         return None
     from fabricgen import report
     from fabricgen.source import provenance
 
-    code = stamp.running_code_digest()
+    code = render_record.running_code_digest()
     sites: set[str] = set()
     for path in fabrics:
-        found = _site_for(path, provenance.printable(provenance.source_name(path, output)), stamps, code)
+        read = _read_regular(str(path), MAX_FABRIC_BYTES)
+        source = provenance.printable(provenance.source_name(path, output))
+        found = None if read is None else _match(records, source, hashlib.sha256(read[0]).hexdigest(), code)
         if found is None or found[0] in sites:  # a second fabric for one site is FG004: the full path says so
             return None
         site, doc = found
-        if not _verify(output / site, doc, modes=True):
+        if not _verify(output / site, doc):
             return None
         sites.add(site)
     if top is not None:
@@ -174,7 +171,7 @@ def render(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quie
 
 
 def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
-    """The plugin's output for one zone from the committed `rendered/<site>/`, else None."""
+    """What the plugin printed before for this fabric, zone setting and code, else None."""
     if not enabled(environ):
         return None
     from fabricgen.delivery import argocd_plugin
@@ -183,58 +180,14 @@ def argocd_generate(*, cwd: Path, environ: Mapping[str, str]) -> int | None:
     root = argocd_plugin.checkout_root(cwd, environ)
     fabric_path = argocd_plugin.find_fabric(cwd, root, settings.fabric)
     name = argocd_plugin.source_name(fabric_path, root)
-    stamps = _stamps(root / RENDERED)
-    if not stamps:
+    read = _read_regular(str(fabric_path), MAX_FABRIC_BYTES)
+    if read is None:
         return None
-    from fabricgen.source.provenance import printable
-
-    found = _site_for(fabric_path, printable(name), stamps, stamp.running_code_digest())
-    if found is None:
+    entry = private_cache.read(environ, private_cache.ARGOCD, argocd_plugin.cache_key(name, read[0], settings.zone))
+    cached = argocd_plugin.cached_output(entry)
+    if cached is None:
         return None
-    site, doc = found
-    kubernetes = doc.get("kubernetes")
-    if not isinstance(kubernetes, dict):
-        return None
-    zone = settings.zone
-    if zone is None and len(kubernetes) == 1:
-        zone = next(iter(kubernetes))
-    entry = kubernetes.get(zone) if zone is not None else None
-    if not isinstance(entry, dict) or not entry.get("objects") or not isinstance(entry.get("manifests"), list):
-        return None  # no zone chosen, an unknown zone, or nothing to print: the full path explains
-    paths = [f"{zone}/{m}" for m in entry["manifests"]]
-    # Only the printed files are read: each must hold the stamped bytes, whatever else the
-    # site holds (another zone's files do not reach this output), so one zone of a large site
-    # costs what one zone costs. Argo CD's cmp-server unpacks every file 0644 unless the plugin
-    # sets preserveFileMode (argo-cd util/io/files/tar.go `untar`): no mode is compared, and
-    # none reaches the printed objects.
-    files = doc.get("files")
-    if not isinstance(files, dict):
-        return None
-    bodies = []
-    for path in paths:
-        data = _stamped_file(os.path.join(root, RENDERED, site, path), files.get(path), modes=False)
-        body = None if data is None else _body(data)
-        if body is None:
-            return None
-        bodies.append(body)
-    sys.stdout.write("---\n".join(bodies))
-    sys.stderr.write(f"fabricgen: {name}: zone {zone}: {entry['objects']} object(s)\n")
+    stdout, stderr = cached
+    sys.stdout.write(stdout)
+    sys.stderr.write(stderr)
     return 0
-
-
-def _body(data: bytes) -> str | None:
-    """A manifest file's YAML stream without its comment header and the `---` after it."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    at = 0
-    while text.startswith("#", at):
-        end = text.find("\n", at)
-        if end < 0:
-            return None
-        at = end + 1
-    if not text.startswith("---\n", at):
-        return None
-    return text[at + 4:]
-

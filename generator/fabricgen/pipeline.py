@@ -21,8 +21,9 @@ from fabricgen.plan import apply_order
 from fabricgen.plan.zones import Plan, build_plan
 from fabricgen.render import RENDERERS, TEXT_ONLY, delivery, kustomization
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
+from fabricgen.render.header import generated as generated  # for output.ownership
 from fabricgen.render.header import header
-from fabricgen.serialise import stamp
+from fabricgen.serialise import render_record
 from fabricgen.serialise.manifest_yaml import dump_all
 from fabricgen.source import provenance
 from fabricgen.source.reader import Source, parse, read
@@ -53,11 +54,20 @@ class KubernetesBuild:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """What a build was rendered from, as its render record names it (`serialise.render_record`)."""
+
+    fabric_sha256: str  # of the fabric file's bytes
+    warnings: int  # how many warnings the fabric has
+
+
+@dataclass(frozen=True)
 class Build(KubernetesBuild):
     """The whole output tree of a site: its files, the Kubernetes ones among them."""
 
     files: dict[PurePosixPath, OutputFile]  # relative to the output root, under <site>/
     warnings: tuple[Diagnostic, ...] = field(default=())
+    origin: Origin | None = None  # None: no render record (a build not read from a fabric file)
 
 
 def check(source: Source | None, diagnostics: list[Diagnostic]) -> tuple[Fabric, Source, list[Diagnostic]]:
@@ -224,23 +234,11 @@ def build(path: Path, output_root: Path | None = None) -> Build:
     return replace(result, warnings=tuple(warnings))
 
 
-def stamped(build: Build, fabric_text: str, warnings: int) -> Build:
-    """`build` with its stamp (`serialise.stamp`) among the files; `fabric_text` is the fabric as read."""
-    files = [(PurePosixPath(*rel.parts[1:]).as_posix(), out.text.encode(), out.executable)
-             for rel, out in build.files.items()]
-    kubernetes = {directory: ([m.filename for m in manifests], sum(len(m.objects) for m in manifests))
-                  for directory, manifests in build.manifests.items()}
-    text = stamp.text(site=build.site, source=build.plan.source_name,
-                      fabric_sha256=stamp.sha256(fabric_text.encode()), code=stamp.running_code_digest(),
-                      warnings=warnings, files=files, kubernetes=kubernetes)
-    all_files = {**build.files, PurePosixPath(build.site, stamp.NAME): OutputFile(text)}
-    return replace(build, files=dict(sorted(all_files.items())))
-
-
 def build_all(paths: Iterable[Path], output: Path | None = None) -> tuple[list[Build], list[Diagnostic]]:
-    """Validate and render every fabric, each with its stamp; all problems of all fabrics are collected."""
+    """Validate and render every fabric, each with its origin; all problems of all fabrics are collected."""
     loaded, found = load_all(paths)
-    return [stamped(render(fabric, provenance_name(source, output)), source.text,
-                    sum(d.file == source.name and not d.is_error for d in found))
+    return [replace(render(fabric, provenance_name(source, output)),
+                    origin=Origin(render_record.sha256(source.text.encode()),
+                                  sum(d.file == source.name and not d.is_error for d in found)))
             for fabric, source in loaded], found
 

@@ -2,9 +2,12 @@
 
 Prints one zone's Kubernetes objects as a single YAML stream on stdout and
 nothing else; messages go to stderr, short and located, because Argo CD shows
-them in the UI. It reads the fabric and writes nothing, needs neither git nor
-the network, and so is safe to run many times at once. See
-`fabricgen.delivery.argocd_plugin` for how the zone and the fabric are chosen.
+them in the UI. It renders the zone from the fabric in this run; the only thing
+it writes is its own entry in fabricgen's private cache (`fabricgen.output.private_cache`),
+so that the same fabric at a later commit is answered without the pipeline
+(`fabricgen.fast_path`). It needs neither git nor the network and is safe to run
+many times at once. See `fabricgen.delivery.argocd_plugin` for how the zone and the
+fabric are chosen.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from fabricgen import exit_codes, report
 from fabricgen.delivery import argocd_plugin
 from fabricgen.delivery.zone_selection import zone_build, zone_objects
 from fabricgen.errors import InvalidFabricError
-from fabricgen.pipeline import load_text
+from fabricgen.output import private_cache
+from fabricgen.pipeline import check
 from fabricgen.serialise.manifest_yaml import dump_all
-from fabricgen.source.reader import read_text
+from fabricgen.source.reader import read
 
 MAX_ERRORS_SHOWN = 10
 ZONE_HINT = "set the plugin parameter 'zone' (PARAM_ZONE) or env ZONE (ARGOCD_ENV_ZONE)"
@@ -27,22 +31,25 @@ ZONE_HINT = "set the plugin parameter 'zone' (PARAM_ZONE) or env ZONE (ARGOCD_EN
 
 def run(*, cwd: Path, environ: Mapping[str, str]) -> int:
     settings = argocd_plugin.read_settings(environ)
-    root = argocd_plugin.checkout_root(cwd, environ)
-    fabric_path = argocd_plugin.find_fabric(cwd, root, settings.fabric)
-    name = argocd_plugin.source_name(fabric_path, root)
+    checkout = argocd_plugin.checkout_root(cwd, environ)
+    fabric_path = argocd_plugin.find_fabric(cwd, checkout, settings.fabric)
+    name = argocd_plugin.source_name(fabric_path, checkout)
     try:
-        fabric, _source, warnings = load_text(read_text(fabric_path), name)
+        fabric, source, warnings = check(*read(fabric_path, name))
     except InvalidFabricError as exc:
         _errors(exc)
         return exit_codes.INVALID
-    except (OSError, UnicodeDecodeError) as exc:
-        raise argocd_plugin.PluginSettingsError(f"{name}: cannot read: {exc}") from exc
     build, zone = zone_build(fabric, name, settings.zone, hint=ZONE_HINT)
     objects = zone_objects(build, zone)
     for warning in warnings:
         sys.stderr.write(report.text_line(warning) + "\n")
-    sys.stdout.write(dump_all(objects))
-    sys.stderr.write(f"fabricgen: {name}: zone {zone}: {len(objects)} object(s)\n")
+    stdout = dump_all(objects)
+    summary = f"fabricgen: {name}: zone {zone}: {len(objects)} object(s)\n"
+    sys.stdout.write(stdout)
+    sys.stderr.write(summary)
+    if not warnings:  # a fabric with warnings is always rendered, so that they are printed
+        key = argocd_plugin.cache_key(name, source.text.encode(), settings.zone)
+        private_cache.write(environ, private_cache.ARGOCD, key, argocd_plugin.cache_entry(stdout, summary))
     return 0
 
 
@@ -53,4 +60,3 @@ def _errors(exc: InvalidFabricError) -> None:
     if len(errors) > MAX_ERRORS_SHOWN:
         sys.stderr.write(f"... and {len(errors) - MAX_ERRORS_SHOWN} more error(s)\n")
     sys.stderr.write(f"fabricgen: {report.summary(exc.diagnostics)}; no manifests generated\n")
-

@@ -41,8 +41,13 @@ def run(*, fabrics: Sequence[Path], output: Path, check: bool, fmt: str, quiet: 
 
         rendered = {result.site for result in builds}
         orphans = [site for site in git_index.sites(top, output) if site not in rendered]
-    results = [emit.diff(output, result) if check else emit.write(output, result) for result in builds]
-    results += [emit.remove(output, site, check=check) for site in orphans]
+    try:
+        results = (emit.check_all if check else emit.write_all)(output, builds, orphans, inputs=fabrics)
+    except emit.PartialWriteError as exc:
+        for changes in exc.done:
+            for line in changes.lines():
+                sys.stderr.write(f"{line}\n")
+        raise
     changed = any(results)
     if not quiet:
         for changes in results:

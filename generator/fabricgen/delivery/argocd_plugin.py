@@ -16,18 +16,23 @@ the wrong zone would sync one cluster's network into another. Every other
 plugin, so an unknown name is a typo.
 
 `FABRIC` is relative to the repository root (the working directory minus
-`ARGOCD_APP_SOURCE_PATH`) and must stay inside it.
+`ARGOCD_APP_SOURCE_PATH`) and must stay inside it. Standard library only (and the render
+record's digests): the fast path imports this module.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import os
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
+from fabricgen.serialise import render_record
 
 SETTINGS = ("ZONE", "FABRIC")
 PREFIXES = ("PARAM_", "ARGOCD_ENV_")
@@ -79,52 +84,148 @@ def _unknown_message(var: str) -> str:
     return f"unknown variable {var} ({guess})"
 
 
-def checkout_root(cwd: Path, environ: Mapping[str, str]) -> Path:
-    """The repository root: the working directory minus `ARGOCD_APP_SOURCE_PATH`.
+@dataclass(frozen=True)
+class Checkout:
+    """The part of the repository the plugin was sent: `root` on disk is the repository's
+    directory `prefix` (empty: the repository root). Argo CD sends the whole repository,
+    unless `reposerver.plugin.use.manifest.generate.paths` is set: then it sends only the
+    deepest directory that holds the app path and its `manifest-generate-paths` (argo-cd
+    `reposerver/repository/utils.go` `getApplicationRootPath`), and the working directory is
+    that directory's copy of the app path (`util/cmp/stream.go`, `cmpserver/plugin/plugin.go`)."""
 
-    Outside Argo CD (no such variable) it is the nearest directory holding `.git`,
-    else the working directory itself.
+    root: Path
+    prefix: PurePosixPath = field(default_factory=PurePosixPath)
+
+    def name(self, path: Path) -> str:
+        """A file's path relative to the repository root, as `fabricgen render` names it."""
+        rel = path.resolve().relative_to(self.root.resolve())
+        return (self.prefix / rel.as_posix()).as_posix()
+
+    def path(self, name: str) -> Path | None:
+        """The file at repository path `name`, or None when it is outside what was sent."""
+        try:
+            rel = PurePosixPath(name).relative_to(self.prefix)
+        except ValueError:
+            return None
+        return self.root / rel
+
+
+def checkout_root(cwd: Path, environ: Mapping[str, str]) -> Checkout:
+    """What of the repository the working directory belongs to.
+
+    Under Argo CD, the working directory is the app path `ARGOCD_APP_SOURCE_PATH` inside
+    what was sent: the whole repository (the working directory ends with the app path), or
+    a directory of it that holds the app path (it ends with the app path's last parts, or
+    is that directory itself). Outside Argo CD (no such variable) the root is the nearest
+    directory holding `.git`, else the working directory itself.
     """
     source_path = environ.get("ARGOCD_APP_SOURCE_PATH")
     if source_path is not None:
         parts = [p for p in PurePosixPath(source_path).parts if p not in ("", ".", "/")]
-        if not parts:
-            return cwd
-        if list(cwd.parts[-len(parts):]) != parts:
-            raise PluginSettingsError(
-                f"working directory {cwd} does not end with ARGOCD_APP_SOURCE_PATH={source_path!r}")
-        return Path(*cwd.parts[: -len(parts)])
+        if ".." in parts:
+            raise PluginSettingsError(f"ARGOCD_APP_SOURCE_PATH={source_path!r} leaves the repository")
+        sent = next((k for k in range(min(len(parts), len(cwd.parts) - 1), 0, -1)
+                     if list(cwd.parts[-k:]) == parts[-k:]), 0)
+        root = Path(*cwd.parts[: len(cwd.parts) - sent])
+        return Checkout(root, PurePosixPath(*parts[: len(parts) - sent]))
     for candidate in (cwd, *cwd.parents):
         if (candidate / ".git").exists():
-            return candidate
-    return cwd
+            return Checkout(candidate)
+    return Checkout(cwd)
 
 
-def find_fabric(cwd: Path, root: Path, fabric: str | None) -> Path:
-    """The fabric file: `fabric` (relative to `root`) or the nearest one walking up from `cwd`."""
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _usable(path: Path, checkout: Checkout, shown: str) -> Path:
+    """`path` when it is, or links within the checkout to, a regular file; raises otherwise:
+    a fabric that is present but unusable is never passed over for another one."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(checkout.root.resolve()):
+        raise PluginSettingsError(f"{shown} is a symlink to {resolved}, outside the repository; "
+                                  "the plugin reads only the repository's own files")
+    try:
+        mode = os.stat(resolved).st_mode
+    except FileNotFoundError:
+        raise PluginSettingsError(f"{shown} is a dangling symlink; point it at the fabric file or "
+                                  "replace it with the fabric itself") from None
+    except OSError as exc:
+        raise PluginSettingsError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise PluginSettingsError(f"{shown} is {kind}, not a fabric file")
+    return path
+
+
+def find_fabric(cwd: Path, checkout: Checkout, fabric: str | None) -> Path:
+    """The fabric file: `fabric` (relative to the repository root) or the nearest one walking
+    up from `cwd` to the top of the checkout. The first `fabric.yaml` (or `.yml`) found in any
+    form is the one: a dangling symlink, a directory or a FIFO there is an error, never a
+    reason to walk on to a parent site's fabric."""
     if fabric is not None:
         if PurePosixPath(fabric).is_absolute():
             raise PluginSettingsError(f"FABRIC={fabric!r} must be relative to the repository root")
-        path = (root / fabric).resolve()
-        if not path.is_relative_to(root.resolve()):
+        clean = os.path.normpath(fabric)
+        if clean == ".." or clean.startswith("../"):
             raise PluginSettingsError(f"FABRIC={fabric!r} points outside the repository")
-        if not path.is_file():
+        path = checkout.path(clean)
+        if path is None:
+            raise PluginSettingsError(
+                f"FABRIC={fabric!r} is outside the files Argo CD sent the plugin ({checkout.prefix}/); with "
+                "reposerver.plugin.use.manifest.generate.paths, add its directory to the Application's "
+                "argocd.argoproj.io/manifest-generate-paths")
+        if not os.path.lexists(path):
             raise PluginSettingsError(f"FABRIC={fabric!r}: no such file in the repository")
-        return path
+        return _usable(path, checkout, f"FABRIC={fabric!r}")
+    top = checkout.root.resolve()
     for directory in (cwd, *cwd.parents):
         for name in FABRIC_NAMES:
-            if (directory / name).is_file():
-                return directory / name
-        if directory == root:
+            candidate = directory / name
+            if os.path.lexists(candidate):
+                return _usable(candidate, checkout, checkout.name(candidate.parent) + "/" + name
+                               if directory.resolve().is_relative_to(top) else str(candidate))
+        if directory.resolve() == top:
             break
     raise PluginSettingsError(
         f"no fabric.yaml in {cwd} or above it up to the repository root; "
         "set the plugin parameter 'fabric' (PARAM_FABRIC) or env FABRIC (ARGOCD_ENV_FABRIC)")
 
 
-def source_name(fabric: Path, root: Path) -> str:
+def source_name(fabric: Path, checkout: Checkout) -> str:
     """How the fabric is named in messages and in `fabricgen.io/source`: relative to the root."""
     try:
-        return fabric.resolve().relative_to(root.resolve()).as_posix()
+        return checkout.name(fabric)
     except ValueError:
         return fabric.as_posix()
+
+
+CACHE_FORMAT = 1
+
+
+def cache_key(name: str, fabric: bytes, zone: str | None) -> str:
+    """The name of the plugin's entry in fabricgen's private cache (`fabricgen.output.private_cache`):
+    one per fabric source name and bytes, zone setting and fabricgen code."""
+    parts = [CACHE_FORMAT, render_record.running_code_digest(), name, render_record.sha256(fabric), zone or ""]
+    return render_record.sha256(json.dumps(parts, ensure_ascii=True).encode())
+
+
+def cache_entry(stdout: str, stderr: str) -> bytes:
+    """What the plugin printed, as its cache entry holds it."""
+    return json.dumps({"stdout": stdout, "stderr": stderr}, ensure_ascii=True).encode()
+
+
+def cached_output(entry: bytes | None) -> tuple[str, str] | None:
+    """The stdout and stderr of a cache entry; None for no entry or one of another form."""
+    if entry is None:
+        return None
+    try:
+        doc = json.loads(entry)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or set(doc) != {"stdout", "stderr"}:
+        return None
+    stdout, stderr = doc["stdout"], doc["stderr"]
+    if not isinstance(stdout, str) or not isinstance(stderr, str) or not stdout:
+        return None
+    return stdout, stderr

@@ -21,13 +21,15 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from fabricgen.errors import OutputError
+from fabricgen.output import ownership, private_cache
 from fabricgen.pipeline import Build, OutputFile
 from fabricgen.regular_file import read_regular
+from fabricgen.serialise import render_record
 
 STAGING_PREFIX = ".fabricgen-staging-"
 _RENAME_EXCHANGE = 2
@@ -109,11 +111,6 @@ def _read(root: Path, site: str) -> _Tree:
         return _existing(root / site)
     except OSError as exc:
         raise OutputError(f"cannot read {root / site}: {exc.strerror or exc}") from exc
-
-
-def diff(root: Path, build: Build) -> Changes:
-    """What `write` would change under `root/<site>/`."""
-    return _changes(_read(root, build.site), build)
 
 
 def _changes(old: _Tree, build: Build) -> Changes:
@@ -221,50 +218,166 @@ def _cleanup_stale_staging(root: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def write(root: Path, build: Build) -> Changes:
-    """Bring `root/<site>/` to exactly the rendered tree; returns what changed."""
+class PartialWriteError(OutputError):
+    """Some sites were written and the rest could not be, nor the written ones restored: `done`
+    holds what changed in each written site, so that every written tree is reported."""
+
+    def __init__(self, message: str, done: Sequence[Changes]) -> None:
+        super().__init__(message)
+        self.done = tuple(done)
+
+
+@dataclass
+class _Plan:
+    """One site of a run: what is there, what changes, and (once staged) the new tree."""
+
+    site: str
+    old: _Tree
+    changes: Changes
+    build: Build | None  # None: a retired site, removed
+    staging: Path | None = None  # the new tree until it is swapped in; then what it replaced
+
+    def leftovers(self) -> list[Path]:
+        """What the run deletes at its end, whether it succeeded or not (a path that is not
+        there any more is skipped): the staging tree, or the tree it replaced."""
+        if self.staging is None:
+            return []
+        return [self.staging, self.staging.with_name(self.staging.name + "-old")]
+
+
+def _planned(root: Path, builds: Sequence[Build], retired: Sequence[str], inputs: Sequence[Path]) -> list[_Plan]:
+    """Every site of the run with its changes; raises, naming each, when a site directory holds
+    something the run must not replace or remove (`fabricgen.output.ownership`)."""
+    plans = [_Plan(b.site, old, _changes(old, b), b) for b in builds for old in (_read(root, b.site),)]
+    for site in retired:
+        old = _read(root, site)
+        gone = [*map(str, old.files), *(f"{rel} ({kind})" for rel, kind in old.foreign.items())]
+        plans.append(_Plan(site, old, Changes(removed=tuple(sorted(gone))), None))
+    refused: list[str] = []
+    for item in plans:
+        if not item.changes:
+            continue
+        removed = set(item.changes.removed)
+        touched = [PurePosixPath(p) for p in item.changes.changed]
+        touched += [rel for rel in item.old.files if str(rel) in removed] + list(item.old.foreign)
+        files = {rel: data for rel, (data, _status) in item.old.files.items()}
+        refused += ownership.problems(root, item.site, files, item.old.foreign, touched, inputs)
+    if refused:
+        raise OutputError("nothing written:" + "".join(f"\n  {line}" for line in refused))
+    return plans
+
+
+def check_all(root: Path, builds: Sequence[Build], retired: Sequence[str] = (), *,
+              inputs: Sequence[Path] = ()) -> list[Changes]:
+    """What `write_all` would change (and refuse) under `root`, writing nothing."""
+    return [item.changes for item in _planned(root, builds, retired, inputs)]
+
+
+def _swap(root: Path, item: _Plan) -> Callable[[], object]:
+    """Put the staged tree of `item` in place (a retired site: move its tree aside, to be
+    deleted); returns what undoes it."""
+    target = root / item.site
+    if item.build is None:
+        item.staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{item.site}-", dir=root))
+        aside = item.staging.with_name(item.staging.name + "-old")
+        target.rename(aside)
+        return lambda: aside.rename(target)
+    staging = item.staging
+    if staging is None:  # pragma: no cover - every changed build is staged before the swaps
+        raise AssertionError(item.site)
+    if not (target.exists() or target.is_symlink()):
+        staging.rename(target)
+        return lambda: target.rename(staging)
+    if _exchange(staging, target):  # staging now holds the previous tree
+
+        def exchange_back() -> None:
+            if not _exchange(staging, target):
+                raise OSError(errno.ENOTSUP, "cannot exchange the trees back", str(target))
+
+        return exchange_back
+    previous = staging.with_name(staging.name + "-old")
+    target.rename(previous)
+    try:
+        staging.rename(target)
+    except OSError:
+        previous.rename(target)
+        raise
+
+    def rename_back() -> None:
+        target.rename(staging)
+        previous.rename(target)
+
+    return rename_back
+
+
+def _swap_all(root: Path, changed: Sequence[_Plan]) -> None:
+    """Swap every staged tree in; when one fails, undo the swaps made before it."""
+    undos: list[tuple[_Plan, Callable[[], object]]] = []
+    for item in changed:
+        try:
+            undos.append((item, _swap(root, item)))
+        except OSError as exc:
+            failed = f"cannot write {root / item.site}: {exc.strerror or exc}"
+            kept: list[_Plan] = []
+            for earlier, undo in reversed(undos):
+                try:
+                    undo()
+                except OSError:
+                    kept.insert(0, earlier)
+            if kept:
+                raise PartialWriteError(f"{failed}; these sites were written and could not be restored: "
+                                        + ", ".join(k.site for k in kept), [k.changes for k in kept]) from exc
+            raise OutputError(f"{failed}; nothing written") from exc
+
+
+def _record(root: Path, build: Build) -> None:
+    """Keep the render record of `root/<site>/` in fabricgen's private cache."""
+    if build.origin is None:
+        return
+    path = os.path.realpath(root / build.site)
+    files = [(PurePosixPath(*rel.parts[1:]).as_posix(), out.text.encode(), out.executable)
+             for rel, out in build.files.items()]
+    text = render_record.text(path=path, site=build.site, source=build.plan.source_name,
+                              fabric_sha256=build.origin.fabric_sha256, code=render_record.running_code_digest(),
+                              warnings=build.origin.warnings, files=files)
+    private_cache.write(os.environ, private_cache.RENDER, private_cache.key(path), text.encode())
+
+
+def write_all(root: Path, builds: Sequence[Build], retired: Sequence[str] = (), *,
+              inputs: Sequence[Path] = ()) -> list[Changes]:
+    """Bring every `root/<site>/` of `builds` to exactly its rendered tree and remove the
+    `retired` sites, all or none: every new tree is staged first, then all are swapped in, and
+    a swap that fails undoes the ones before it. Refused before anything is touched when a
+    site directory holds one of the `inputs` or a file git tracks that fabricgen did not write
+    (`fabricgen.output.ownership`). Returns what changed, per build, then per retired site."""
     try:
         root.mkdir(parents=True, exist_ok=True)
         with _locked(root):
             _cleanup_stale_staging(root)
-            old = _read(root, build.site)
-            changes = _changes(old, build)
-            if not changes:
-                return changes
-            target = root / build.site
-            if target.is_symlink() or (target.exists() and not target.is_dir()):
-                raise OutputError(f"cannot write {target}: it exists and is not a directory; move it away")
-            staging = _stage(root, build, old)
+            plans = _planned(root, builds, retired, inputs)
+            changed = [item for item in plans if item.changes]
             try:
-                if target.exists():
-                    if not _exchange(staging, target):
-                        previous = staging.with_name(staging.name + "-old")
-                        target.rename(previous)
-                        staging.rename(target)
-                        staging = previous
-                else:
-                    staging.rename(target)
-                    return changes
+                for item in changed:
+                    target = root / item.site
+                    if target.is_symlink() or (target.exists() and not target.is_dir()):
+                        raise OutputError(f"cannot write {target}: it exists and is not a directory; move it "
+                                          "away; nothing written")
+                    if target.exists() and not os.access(target, os.W_OK):
+                        raise OutputError(f"cannot write {target}: permission denied; nothing written")
+                    if item.build is not None:
+                        item.staging = _stage(root, item.build, item.old)
+                _swap_all(root, changed)
             finally:
-                shutil.rmtree(staging, ignore_errors=True)
-            return changes
+                for item in changed:
+                    for leftover in item.leftovers():
+                        shutil.rmtree(leftover, ignore_errors=True)
+            for build in builds:
+                _record(root, build)
+            return [item.changes for item in plans]
     except OSError as exc:
-        raise OutputError(f"cannot write {root / build.site}: {exc.strerror or exc}") from exc
+        raise OutputError(f"cannot write {exc.filename or root}: {exc.strerror or exc}; nothing written") from exc
 
 
-def remove(root: Path, site: str, *, check: bool) -> Changes:
-    """Delete `root/<site>/`, the output of a site that no fabric renders any more (with
-    `check`, only say what would go)."""
-    target = root / site
-    tree = _existing(target)
-    gone = Changes(removed=tuple(str(rel) for rel in sorted([*tree.files, *tree.foreign])))
-    if check or not gone:
-        return gone
-    try:
-        with _locked(root):
-            if target.is_symlink() or not target.is_dir():
-                raise OutputError(f"cannot remove {target}: it is not a directory; move it away")
-            shutil.rmtree(target)
-    except OSError as exc:
-        raise OutputError(f"cannot remove {target}: {exc.strerror or exc}") from exc
-    return gone
+def write(root: Path, build: Build) -> Changes:
+    """Bring `root/<site>/` to exactly the rendered tree; returns what changed."""
+    return write_all(root, [build])[0]

@@ -156,7 +156,6 @@ def git_repository(plan: Plan, delivery: Delivery) -> KubeObject:
         f"/{rendered}/*",
         f"!/{rendered}/{plan.site}/",
         f"/{rendered}/{plan.site}/_host/",
-        f"/{rendered}/{plan.site}/.fabricgen.json",
         f"/{rendered}/{plan.site}/{DIRECTORY}/argocd/",
     )) + "\n"
     return {

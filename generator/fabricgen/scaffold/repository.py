@@ -97,12 +97,12 @@ def files(site: str, chosen: Pin) -> dict[str, str]:
 def create(directory: Path, site: str, chosen: Pin) -> None:
     """Write the repository for `site` into `directory`, or nothing at all."""
     from fabricgen.output import emit
-    from fabricgen.pipeline import load_text, render, stamped
+    from fabricgen.pipeline import load_text, render
 
     scaffold = files(site, chosen)
     fabric_path = f"sites/{site}/fabric.yaml"
-    fabric, _source, warnings = load_text(scaffold[fabric_path], fabric_path)
-    build = stamped(render(fabric, fabric_path), scaffold[fabric_path], len(warnings))
+    fabric, _source, _warnings = load_text(scaffold[fabric_path], fabric_path)
+    build = render(fabric, fabric_path)
 
     targets = [directory / rel for rel in scaffold] + [directory / "rendered" / site]
     taken = [t for t in targets if t.exists() or t.is_symlink()]

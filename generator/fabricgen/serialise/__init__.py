@@ -2,8 +2,8 @@
 
 - `manifest_yaml`: Kubernetes objects (plain data) to YAML, written once, safe for any value.
 - `roundtrip_yaml`: the ruamel.yaml round-trip settings that reading and in-place writing share.
-- `stamp`: `<site>/.fabricgen.json`, what render wrote and from what (standard library only:
-  the fast path reads it without loading the pipeline).
+- `render_record`: what render wrote for a site and from what, as fabricgen's private cache
+  keeps it (standard library only: the fast path reads it without loading the pipeline).
 
 May import: nothing of fabricgen but the shared `errors`, `exit_codes`, `diagnostics`.
 """

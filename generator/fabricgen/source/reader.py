@@ -355,8 +355,9 @@ def read_text(path: Path) -> str:
     return data.decode("utf-8")
 
 
-def read(path: Path) -> tuple[Source | None, list[Diagnostic]]:
-    name = display_name(path)
+def read(path: Path, name: str | None = None) -> tuple[Source | None, list[Diagnostic]]:
+    """Read and parse a fabric file, named `name` in diagnostics (default: `display_name`)."""
+    name = display_name(path) if name is None else name
     try:
         text = read_text(path)
     except FileNotFoundError:
