@@ -183,3 +183,88 @@ def test_an_ovn_kubernetes_cluster_directory_is_selectable(checkout: Path) -> No
     from support.gitops_tree import rendered_objects
 
     assert load_stream(result.stdout) == rendered_objects(REPO / "rendered" / "openstack-k8s" / cluster)
+
+
+# --- the fabric the plugin reads: the one at the app path, or an error ------------------
+
+@pytest.mark.parametrize("kind", ["dangling symlink", "directory", "FIFO"])
+def test_an_unusable_fabric_at_the_app_path_is_an_error_not_the_parent_sites(checkout: Path, kind: str) -> None:
+    """A site below another fabric's directory: its broken fabric.yaml must not let discovery
+    walk up and render the parent's fabric."""
+    app = checkout / "sites" / "lab" / "branch"
+    app.mkdir()
+    fabric = app / "fabric.yaml"
+    if kind == "dangling symlink":
+        fabric.symlink_to("missing.yaml")
+    elif kind == "directory":
+        fabric.mkdir()
+    else:
+        import os
+
+        os.mkfifo(fabric)
+    result = cmp_run(checkout, "sites/lab/branch", ARGOCD_ENV_ZONE="hq")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert "sites/lab/branch/fabric.yaml is " in result.stderr and kind.split()[-1] in result.stderr
+
+
+def test_a_fabric_symlink_out_of_the_repository_is_not_followed(checkout: Path) -> None:
+    outside = checkout.parent / "elsewhere.yaml"
+    outside.write_text((checkout / LAB).read_text())
+    (checkout / LAB).unlink()
+    (checkout / LAB).symlink_to(outside)
+    for env in ({}, {"ARGOCD_ENV_FABRIC": LAB}):
+        result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq", **env)
+        assert result.returncode == 2 and result.stdout == ""
+        assert "outside the repository" in result.stderr
+
+
+def test_a_fabric_symlink_within_the_repository_is_read(checkout: Path,
+                                                        expected: dict[str, list[dict[str, object]]]) -> None:
+    (checkout / "sites" / "lab-link").mkdir()
+    (checkout / "sites" / "lab-link" / "fabric.yaml").symlink_to("../lab/fabric.yaml")
+    result = cmp_run(checkout, "sites/lab-link", ARGOCD_ENV_ZONE="hq")
+    assert result.returncode == 0, result.stderr
+    assert len(load_stream(result.stdout)) == len(expected["hq"])
+
+
+@pytest.mark.parametrize("sent", ["sites/lab", "sites"])
+def test_only_the_app_path_sent(tmp_path: Path, expected: dict[str, list[dict[str, object]]], sent: str) -> None:
+    """With reposerver.plugin.use.manifest.generate.paths=true the repo-server sends only the
+    deepest directory holding the app path and its manifest-generate-paths (argo-cd
+    reposerver/repository/utils.go getApplicationRootPath), unpacked at the cmp-server's
+    work directory; the working directory is the app path inside it."""
+    import shutil
+
+    workdir = tmp_path / "_cmp_server" / str(uuid.uuid4())
+    shutil.copytree(REPO / sent, workdir)
+    app_rel = Path("sites/lab").relative_to(sent)
+    build_env = tool_env(ARGOCD_APP_SOURCE_PATH="sites/lab", ARGOCD_ENV_ZONE="hq")
+    result = run(generate_command(), workdir / app_rel, build_env)
+    assert result.returncode == 0, result.stderr
+    assert load_stream(result.stdout) == expected["hq"]  # names the fabric as render does: sites/lab/fabric.yaml
+    assert result.stderr.endswith("fabricgen: sites/lab/fabric.yaml: zone hq: 21 object(s)\n")
+    outside = run(generate_command(), workdir / app_rel,
+                  {**build_env, "ARGOCD_ENV_FABRIC": "sites/nat/fabric.yaml"} if sent == "sites/lab" else
+                  {**build_env, "ARGOCD_ENV_FABRIC": "deploy/fabric.yaml"})
+    assert outside.returncode == 2 and "outside the files Argo CD sent the plugin" in outside.stderr
+
+
+def test_a_reader_that_goes_away_is_a_broken_pipe_not_a_bug(checkout: Path) -> None:
+    env = tool_env(ARGOCD_APP_SOURCE_PATH="sites/lab", ARGOCD_ENV_ZONE="hq", FABRICGEN_FAST_PATH="0")
+    for fast in ("0", "1", "1"):  # rendered, then (twice) from the cache
+        env["FABRICGEN_FAST_PATH"] = fast
+        done = subprocess.run(["bash", "-c", 'fabricgen argocd-generate | head -c 0; echo "${PIPESTATUS[0]}"'],
+                              cwd=checkout / "sites" / "lab", env=env, capture_output=True, text=True, check=False)
+        assert done.stdout == "141\n", done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_fabric_that_is_not_utf8_is_reported_as_validate_reports_it(checkout: Path) -> None:
+    fabric = checkout / LAB
+    fabric.write_bytes(fabric.read_bytes().replace(b"# ", b"# \xff", 1))
+    result = cmp_run(checkout, "sites/lab", ARGOCD_ENV_ZONE="hq")
+    validate = run(["fabricgen", "validate", LAB], checkout, tool_env())
+    assert (result.returncode, validate.returncode) == (1, 1)
+    assert result.stderr.splitlines()[0] == validate.stderr.splitlines()[0]
+    assert "is not UTF-8" in result.stderr and "[FG000]" in result.stderr

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import REPO
 from fabricgen.cli import main
+from fabricgen.delivery import resource_list
 from fabricgen.source import reader as source
 
 MEMORY_LIMIT = 1 << 30  # a reader that slurps /dev/zero dies here instead of taking the machine
@@ -101,8 +102,8 @@ def padded_resource_list(size: int) -> str:
 
 @pytest.mark.parametrize("extra", [0, 1], ids=["at-the-limit", "one-byte-over"])
 def test_the_krm_function_caps_its_stdin(tmp_path: Path, extra: int) -> None:
-    text = padded_resource_list(source.MAX_BYTES + extra)
-    assert len(text.encode()) == source.MAX_BYTES + extra
+    text = padded_resource_list(resource_list.MAX_BYTES + extra)
+    assert len(text.encode()) == resource_list.MAX_BYTES + extra
     result = fabricgen("krm", cwd=tmp_path, stdin=text)
     assert "Traceback" not in result.stderr
     if extra == 0:
@@ -110,8 +111,9 @@ def test_the_krm_function_caps_its_stdin(tmp_path: Path, extra: int) -> None:
         assert "kind: ResourceList" in result.stdout
     else:
         assert result.returncode == 1
-        assert result.stderr == ("fabricgen: error: <stdin>: the ResourceList is larger than 4 MiB (4194304 bytes), "
-                                 "the limit of a fabric file; give the fabric by path, or split the package\n")
+        assert result.stderr == ("fabricgen: error: <stdin>: the ResourceList is larger than 1 MiB (1048576 bytes), "
+                                 "far more than a package fabricgen generates into; give the fabric by path, or "
+                                 "split the package\n")
         assert result.stdout == ""
 
 
@@ -140,3 +142,21 @@ def test_diff_caps_the_base_revision(tmp_path: Path, base: bytes, message: str) 
     result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stderr == message
+
+
+@pytest.mark.parametrize("depth", [101, 800, 5000])
+def test_the_krm_function_refuses_deep_nesting(tmp_path: Path, depth: int) -> None:
+    """Past 100 levels (Kubernetes objects nest a few dozen), and however deep: no RecursionError."""
+    item = "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: deep}\n  data: " + "[" * depth + "]" * depth
+    text = padded_resource_list(2000).replace("items: []\n", f"items:\n{item}\n")
+    result = fabricgen("krm", cwd=tmp_path, stdin=text)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr == ("fabricgen: error: <stdin>: the ResourceList nests deeper than 100 levels, far more "
+                             "than Kubernetes objects do; remove the deeply nested item from the package\n")
+
+
+def test_the_krm_function_passes_a_hundred_levels(tmp_path: Path) -> None:
+    item = "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: deep}\n  data: {x: " + "[" * 96 + "]" * 96 + "}"
+    text = padded_resource_list(2000).replace("items: []\n", f"items:\n{item}\n")
+    result = fabricgen("krm", cwd=tmp_path, stdin=text)
+    assert result.returncode == 0, result.stderr

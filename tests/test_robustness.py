@@ -21,6 +21,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -394,7 +396,15 @@ def test_deep_flow_nesting_is_refused_where_it_gets_too_deep() -> None:
     # The top-level mapping is the first level, so the 64th '[' is one too many.
     text = "apiVersion: " + "[" * 400 + "]" * 400 + "\n"
     assert diagnostics_of(text) == [
-        "1:76: (document): YAML nesting is deeper than 64 levels; a fabric needs far fewer; "
+        f"1:76: apiVersion{'[0]' * 63}: YAML nesting is deeper than 64 levels; a fabric needs far fewer; "
+        "close the open lists and mappings [FG001]"]
+
+
+def test_very_deep_nesting_is_refused_at_the_first_level_too_deep() -> None:
+    """2,000 levels took 11 s to refuse when the whole document was built first."""
+    text = "apiVersion: " + "[" * 2000 + "]" * 2000 + "\n"
+    assert diagnostics_of(text) == [
+        f"1:76: apiVersion{'[0]' * 63}: YAML nesting is deeper than 64 levels; a fabric needs far fewer; "
         "close the open lists and mappings [FG001]"]
 
 
@@ -467,15 +477,52 @@ def test_non_string_key_names_its_mapping() -> None:
         "fix or remove it [FG003]"]
 
 
-@pytest.mark.parametrize(("value", "tag"), [
+TAGGED = [
     ("!!python/object:os.system {}", "!!python/object:os.system"), ("!!binary bGFi", "!!binary"),
     ("!!str lab", "!!str"), ("!custom lab", "!custom"), ("!!set {lab}", "!!set"),
-])
+    # These reached a constructor before they were refused: ValueError, KeyError, AttributeError (exit 4).
+    ("!!float lab", "!!float"), ("!!int lab", "!!int"), ("!!bool lab", "!!bool"), ("!!omap lab", "!!omap"),
+    ("!!set lab", "!!set"), ("!!timestamp lab", "!!timestamp"), ("!!map lab", "!!map"),
+    ("!!null lab", "!!null"), ("! lab", "!"), ("!<tag:yaml.org,2002:str> lab", "!!str"),
+]
+
+
+@pytest.mark.parametrize(("value", "tag"), TAGGED)
 def test_explicit_tags_are_refused(value: str, tag: str) -> None:
     text = LAB.replace("  name: lab ", f"  name: {value} ")
     assert diagnostics_of(text) == [
         f"10:9: metadata.name: explicit YAML tag {tag} is not supported in a fabric; remove it "
         "(quote the value if it must be a string) [FG001]"]
+
+
+def test_a_null_tag_does_not_drop_a_value() -> None:
+    """`!!null` made the transit address null: the zone validated without one."""
+    text = LAB.replace("transitAddress: 169.254.100.71", "transitAddress: !!null 169.254.100.71")
+    assert diagnostics_of(text) == [
+        "42:21: zones[0].transitAddress: explicit YAML tag !!null is not supported in a fabric; remove it "
+        "(quote the value if it must be a string) [FG001]"]
+
+
+@pytest.mark.parametrize("command", [["render", "-o", "{out}"], ["validate"], ["diff", "--no-verify"]])
+def test_tagged_fabrics_never_crash_a_command(tmp_path: Path, command: list[str]) -> None:
+    for value, _tag in TAGGED:
+        path = tmp_path / "fabric.yaml"
+        path.write_text(LAB.replace("  name: lab ", f"  name: {value} "), encoding="utf-8")
+        args = [a.replace("{out}", str(tmp_path / "out")) for a in command]
+        code, _, err = run([*args[:1], str(path), *args[1:]])
+        assert code in (1, 2) and "internal error" not in err and "Traceback" not in err, (value, err)
+        assert not (tmp_path / "out").exists()
+
+
+def test_a_tagged_inline_fabric_comes_back_as_a_result_of_the_krm_function() -> None:
+    inline = LAB.replace("  name: lab ", "  name: !!float lab ").replace("\n", "\n      ")
+    stdin = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+             "  apiVersion: fabricgen.io/v1alpha1\n  kind: FabricGenerator\n  metadata: {name: t}\n"
+             f"  spec:\n    zone: hq\n    inline: |\n      {inline}\n")
+    done = subprocess.run([sys.executable, "-m", "fabricgen", "krm"], input=stdin, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 1 and "internal error" not in done.stderr
+    assert "explicit YAML tag !!float is not supported" in done.stdout
 
 
 def test_long_values_are_cut_short_in_messages() -> None:

@@ -53,6 +53,8 @@ def tool_env(**extra: str) -> dict[str, str]:
     """A small environment with the venv's fabricgen first on PATH."""
     env = {"PATH": f"{BIN}{os.pathsep}/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"),
            "LANG": "C.UTF-8"}
+    if "FABRICGEN_CACHE_DIR" in os.environ:  # the test's own private cache (conftest)
+        env["FABRICGEN_CACHE_DIR"] = os.environ["FABRICGEN_CACHE_DIR"]
     env.update(extra)
     return env
 

@@ -18,7 +18,14 @@ from typing import Any, TextIO
 from fabricgen.diagnostics import Diagnostic
 from fabricgen.errors import FabricgenError
 from fabricgen.serialise.roundtrip_yaml import round_trip
-from fabricgen.source.reader import MAX_BYTES
+
+# A package fabricgen generates into holds one zone's objects and what the user keeps beside
+# them; the round-trip reader and writer, which keep the user's comments and quoting, take
+# about 2.5 s per MiB here, so a larger ResourceList is refused before it is parsed.
+MAX_BYTES = 1024 * 1024
+# Kubernetes objects nest a few dozen levels at most (a CRD's schema); deeper input is refused
+# before the round-trip writer, which recurses once per level, could run out of stack.
+MAX_DEPTH = 100
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH = "internal.config.kubernetes.io/path"
@@ -49,8 +56,8 @@ def read_input(stdin: TextIO) -> str:
     data = binary.read(MAX_BYTES + 1) if binary is not None else stdin.read(MAX_BYTES + 1).encode()
     if len(data) > MAX_BYTES:
         raise ResourceListError(f"<stdin>: the ResourceList is larger than {MAX_BYTES // (1024 * 1024)} MiB "
-                                f"({MAX_BYTES} bytes), the limit of a fabric file; give the fabric by path, "
-                                "or split the package")
+                                f"({MAX_BYTES} bytes), far more than a package fabricgen generates into; give "
+                                "the fabric by path, or split the package")
     try:
         return bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -62,12 +69,16 @@ def read(text: str) -> ResourceList:
 
     try:
         data = round_trip().load(text)
+    except RecursionError:
+        raise ResourceListError(_TOO_DEEP) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"<stdin>:{mark.line + 1}:{mark.column + 1}: " if mark else "<stdin>: "
         raise ResourceListError(f"{where}YAML syntax error: {exc.problem}") from exc
     except YAMLError as exc:
         raise ResourceListError(f"<stdin>: YAML error: {exc}") from exc
+    if _depth(data) > MAX_DEPTH:
+        raise ResourceListError(_TOO_DEEP)
     if not isinstance(data, Mapping) or data.get("kind") != "ResourceList":
         raise ResourceListError("stdin is not a ResourceList (kind: ResourceList); "
                                 "run this through kpt or kustomize, not directly")
@@ -81,6 +92,32 @@ def read(text: str) -> ResourceList:
     if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
         raise ResourceListError("ResourceList items must be a list of objects")
     return ResourceList(str(api_version), list(items), data.get("functionConfig"))
+
+
+_TOO_DEEP = (f"<stdin>: the ResourceList nests deeper than {MAX_DEPTH} levels, far more than Kubernetes "
+             "objects do; remove the deeply nested item from the package")
+
+
+def _depth(data: Any) -> int:
+    """How deep mappings and sequences nest in `data` (an iterative walk: no recursion)."""
+    deepest = 0
+    pending = [(data, 1)]
+    seen: dict[int, int] = {}  # a node shared through aliases is walked once per depth it is met at
+    while pending:
+        node, depth = pending.pop()
+        if seen.get(id(node), 0) >= depth:
+            continue
+        seen[id(node)] = depth
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_DEPTH:
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def annotations_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:

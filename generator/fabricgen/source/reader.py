@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,9 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
+    early = _event_problem(text)
+    if early is not None:
+        return None, [replace(early, file=name)]
     yaml = round_trip(preserve_quotes=False)
     try:
         docs = _load_without_comments(text)
@@ -279,10 +283,11 @@ class _Frame:
     key: str | int = 0  # the mapping's current key, or the sequence's next index
 
 
-def _key_path(text: str, line: int, col: int) -> ModelPath | None:
-    """The path of the mapping key that starts at 1-based `line`:`col`, read from the event
-    stream: the loader stops at a duplicate key, so there is no document to walk."""
-    from ruamel.yaml.error import YAMLError
+def _node_events(text: str) -> Iterator[tuple[Any, ModelPath, int]]:
+    """Every node of the event stream (scalars, aliases, starts of mappings and sequences) with
+    its model path and nesting depth (1 for the top level), read without building anything.
+    A mapping key is yielded with the path of its mapping plus `?`. Raises YAMLError where the
+    text stops being YAML."""
     from ruamel.yaml.events import (
         AliasEvent,
         CollectionEndEvent,
@@ -293,33 +298,70 @@ def _key_path(text: str, line: int, col: int) -> ModelPath | None:
     )
 
     stack: list[_Frame] = []
+    for event in round_trip().parse(text):
+        if isinstance(event, CollectionEndEvent):
+            stack.pop()
+            continue
+        if not isinstance(event, (NodeEvent, AliasEvent)):
+            continue
+        path: ModelPath = ()
+        if stack and stack[-1].at_key:
+            top = stack[-1]
+            top.at_key = False
+            top.key = event.value if isinstance(event, ScalarEvent) else "?"  # "?": a complex key
+            path = (*top.path, "?")
+        elif stack and stack[-1].mapping:
+            stack[-1].at_key = True
+            path = (*stack[-1].path, stack[-1].key)
+        elif stack:
+            path = (*stack[-1].path, stack[-1].key)
+            stack[-1].key = int(stack[-1].key) + 1
+        yield event, path, len(stack) + 1
+        if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+            mapping = isinstance(event, MappingStartEvent)
+            stack.append(_Frame(path, mapping, at_key=mapping))
+
+
+def _key_path(text: str, line: int, col: int) -> ModelPath | None:
+    """The path of the mapping key that starts at 1-based `line`:`col`, read from the event
+    stream: the loader stops at a duplicate key, so there is no document to walk."""
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import ScalarEvent
+
     try:
-        for event in round_trip().parse(text):
-            if isinstance(event, CollectionEndEvent):
-                stack.pop()
-                continue
-            if not isinstance(event, (NodeEvent, AliasEvent)):
-                continue
-            path: ModelPath = ()
-            if stack and stack[-1].at_key:
-                top = stack[-1]
-                top.at_key = False
-                mark = event.start_mark
-                key = event.value if isinstance(event, ScalarEvent) else "?"  # "?": a complex key
-                if isinstance(event, ScalarEvent) and (mark.line + 1, mark.column + 1) == (line, col):
-                    return (*top.path, key)
-                top.key = key
-                path = (*top.path, "?")
-            elif stack and stack[-1].mapping:
-                stack[-1].at_key = True
-                path = (*stack[-1].path, stack[-1].key)
-            elif stack:
-                path = (*stack[-1].path, stack[-1].key)
-                stack[-1].key = int(stack[-1].key) + 1
-            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
-                mapping = isinstance(event, MappingStartEvent)
-                stack.append(_Frame(path, mapping, at_key=mapping))
+        for event, path, _depth in _node_events(text):
+            mark = event.start_mark
+            if path[-1:] == ("?",) and isinstance(event, ScalarEvent) \
+                    and (mark.line + 1, mark.column + 1) == (line, col):
+                return (*path[:-1], event.value)
     except (YAMLError, RecursionError):  # past the key: the position alone still locates it
+        return None
+    return None
+
+
+def _event_problem(text: str) -> Diagnostic | None:
+    """What the parser's event stream alone refuses, before anything is built from it: an
+    explicit tag (`!!float`, `!!omap`, `!`, `!<...>`: a constructor would run on the value,
+    and some fail in ways no message explains), and nesting deeper than MAX_DEPTH (refused at
+    the first level too deep, however deep the document goes). None when the stream has
+    neither, or stops being YAML (the loader then reports the syntax error)."""
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionStartEvent
+
+    try:
+        for event, path, depth in _node_events(text):
+            mark = event.start_mark
+            where = (mark.line + 1, mark.column + 1)
+            shown = format_path(path[:-1] if path[-1:] == ("?",) else path)
+            if depth > MAX_DEPTH and isinstance(event, CollectionStartEvent):
+                return Diagnostic("", *where, shown or "(document)", _TOO_DEEP, "FG001")
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                written = "!!" + tag[len(_CORE_TAG):] if tag.startswith(_CORE_TAG) else tag
+                return Diagnostic("", *where, shown or "(document)",
+                                  f"explicit YAML tag {written} is not supported in a fabric; remove it "
+                                  "(quote the value if it must be a string)", "FG001")
+    except YAMLError:
         return None
     return None
 
