@@ -160,3 +160,44 @@ def test_the_krm_function_passes_a_hundred_levels(tmp_path: Path) -> None:
     text = padded_resource_list(2000).replace("items: []\n", f"items:\n{item}\n")
     result = fabricgen("krm", cwd=tmp_path, stdin=text)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("base", ["HEAD:../../etc/passwd", "HEAD:fabric.yaml", "@{-1}", "HEAD@{5}", "HEAD^{tree}",
+                                  "HEAD~1..HEAD", "--output=/tmp/fabricgen-injected", "", "no-such-branch"])
+def test_diff_refuses_every_base_that_is_no_commit(tmp_path: Path, base: str) -> None:
+    committed(tmp_path, LAB.read_bytes(), LAB.read_bytes() + b"# a comment\n")
+    result = fabricgen("diff", "fabric.yaml", f"--base={base}", "--no-verify", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"fabricgen: error: unknown revision {base!r}: git resolves it to no commit")
+    assert not Path("/tmp/fabricgen-injected").exists()
+
+
+def test_diff_takes_what_git_takes(tmp_path: Path) -> None:
+    committed(tmp_path, LAB.read_bytes(), LAB.read_bytes().replace(b"172.30.10.", b"172.30.11."))
+    for base in ("HEAD~1", "HEAD^", "HEAD@{1}", "HEAD@{1.year.ago}", ":/version 0"):
+        result = fabricgen("diff", "fabric.yaml", f"--base={base}", "--no-verify", cwd=tmp_path)
+        assert result.returncode in (0, 3) and "internal error" not in result.stderr, (base, result.stderr)
+
+
+def test_diff_refuses_a_gitlink_where_the_fabric_was(tmp_path: Path) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    committed(inner, LAB.read_bytes())
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                        "-c", "protocol.file.allow=always", *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("submodule", "add", "-q", str(inner), "fabric.yaml")
+    git("commit", "-qm", "a submodule where the fabric will be")
+    git("rm", "-q", "fabric.yaml")
+    (repo / "fabric.yaml").write_bytes(LAB.read_bytes())
+    git("add", "fabric.yaml")
+    git("commit", "-qm", "the fabric")
+    result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", "--no-verify", cwd=repo)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == ("fabricgen: error: fabric.yaml at HEAD~1 is a submodule (gitlink), not a fabric file; "
+                             "compare against a revision where it is one\n")
