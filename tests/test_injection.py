@@ -263,7 +263,9 @@ def test_nat_gateway_selectors_read_back_as_written(fabric: str) -> None:
 
 
 @pytest.mark.parametrize(("key", "value"), [("zone: a", "b"), ("a", "b:c"), ("a", " b"), (" a", "b"), ("a b", "c"),
-                                            ("a", "x" * 64), ("-a", "b"), ("example.com/", "b"), ("a/b/c", "d")])
+                                            ("a", "x" * 64), ("-a", "b"), ("example.com/", "b"), ("a/b/c", "d"),
+                                            # `$` of Python's re matches before a final line break too
+                                            ("a\n", "b"), ("a", "b\n"), ("example.com\n/a", "b")])
 def test_nat_gateway_selectors_kube_ovn_would_change_are_refused(key: str, value: str) -> None:
     text = (REPO / "sites" / "nat" / "fabric.yaml").read_text(encoding="utf-8")
     old = "            kubernetes.io/os: linux\n"

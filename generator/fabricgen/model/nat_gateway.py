@@ -27,15 +27,15 @@ _LABEL_RULE = ("letters, digits, '-', '_' and '.', at most 63, starting and endi
 
 def _label_key(key: str) -> str:
     prefix, slash, name = key.rpartition("/")
-    if (slash and (not _LABEL_PREFIX.match(prefix) or len(prefix) > 253)) or len(name) > 63 \
-            or not _LABEL_NAME.match(name):
+    if (slash and (not _LABEL_PREFIX.fullmatch(prefix) or len(prefix) > 253)) or len(name) > 63 \
+            or not _LABEL_NAME.fullmatch(name):
         raise ValueError(f"{key!r} is not a node label key: a name of {_LABEL_RULE}; a prefix, if any, is a "
                          "DNS subdomain followed by '/', e.g. kubernetes.io/hostname")
     return key
 
 
 def _label_value(value: str) -> str:
-    if value and (len(value) > 63 or not _LABEL_NAME.match(value)):
+    if value and (len(value) > 63 or not _LABEL_NAME.fullmatch(value)):
         raise ValueError(f"{value!r} is not a node label value: empty, or {_LABEL_RULE}")
     return value
 

@@ -28,7 +28,7 @@ def shquote(value: object) -> str:
     text = str(value)
     if _LINE_BREAK.search(text):
         raise ValueError(f"refusing a line break or NUL in a shell word: {text!r}")
-    if text and _SAFE_SHELL.match(text):
+    if text and _SAFE_SHELL.fullmatch(text):
         return text
     return "'" + text.replace("'", "'\"'\"'") + "'"
 

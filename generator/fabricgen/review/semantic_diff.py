@@ -143,7 +143,7 @@ def _routes_once(items: list[Change]) -> list[Change]:
     """A zone's `ic-routes-<zone>.json` holds the routes of its Vpc `ovn-cluster`: when both change,
     show the Vpc and name the file in its note."""
     vpc_zones = {c.zone for c in items if c.title == DEFAULT_VPC}
-    patches = [c for c in items if _ROUTE_PATCH.match(c.title) and c.zone in vpc_zones]
+    patches = [c for c in items if _ROUTE_PATCH.fullmatch(c.title) and c.zone in vpc_zones]
     out = []
     for change in items:
         if change in patches:

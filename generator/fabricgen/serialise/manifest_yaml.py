@@ -67,7 +67,7 @@ def _block_literal(value: str, indent: str) -> list[str] | None:
     if lines[0].startswith(" ") or lines[0] == "":
         return None
     for line in lines:
-        if line != line.rstrip(" ") or not _BLOCK_LINE.match(line):
+        if line != line.rstrip(" ") or not _BLOCK_LINE.fullmatch(line):
             return None
     return ["|"] + [f"{indent}{line}" if line else "" for line in lines]
 
