@@ -66,7 +66,7 @@ def execute(shell: list[str], command: str, cwd: Path, env: dict[str, str]) -> s
 def check_comment(repo: Path, base: str) -> None:
     comment = (repo / "comment.md").read_text()
     assert comment.startswith(f"## fabricgen: sites/lab/fabric.yaml against {base}\n")
-    assert "> **Caution** ai, hq, edge, dr: the transit address of ai changes" in comment
+    assert "> **Caution** the transit address changes: ai 169.254.100.23 -> " in comment
     assert "### OVN-IC lab: 12/12 pairs delivered" in comment
 
 

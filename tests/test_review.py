@@ -16,6 +16,7 @@ import pytest
 from conftest import edit
 from fabricgen.cli import main
 from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.review import semantic_diff
 from fabricgen.review.semantic_diff import COMMENT_LIMIT
 
 LAB = Path(__file__).resolve().parents[1] / "sites" / "lab" / "fabric.yaml"
@@ -65,34 +66,38 @@ def test_no_change(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (doc["changed"], doc["changes"], doc["cautions"]) == (False, [], [])
 
 
-def test_removed_zone_is_kept_not_deleted_and_its_caution_explains_leaving(
+def test_removed_zone_is_orphaned_not_deleted_and_its_caution_says_what_to_do_by_hand(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The delivery prunes a removed zone's Application and Kustomizations without their objects
+    (no resources finalizer: render/delivery.py; deletionPolicy: Orphan), so nothing of the zone
+    is deleted in its cluster: its objects are orphaned, and ovn-ic-config keeps it interconnected."""
     commit(repo, many_zones(0, removed="dr"))
     code, out = diff(capsys, "text")
     assert code == 3
-    assert "=== dr: Configuration: kube-system/kubeovn (kept)\n" in out
-    assert "=== dr: Vpc: ovn-cluster (kept)\n" in out
-    assert "=== dr: ConfigMap: kube-system/ovn-ic-config (deleted)\n" in out
-    assert "=== dr: Vpc: ovn-cluster (deleted)" not in out
+    for title in ("Configuration: kube-system/kubeovn", "Vpc: ovn-cluster", "ConfigMap: kube-system/ovn-ic-config"):
+        assert f"=== dr: {title} (orphaned)\n" in out
+    assert "(deleted)" not in out.split("=== dr:", 1)[1].split("=== hq:")[0].replace("File: ", "")
     assert "=== hq: Vpc: ovn-cluster (modified)" in out
 
     code, out = diff(capsys, "markdown")
     (caution,) = cautions(out)
-    assert caution.startswith("dr, hq, ai, edge: zone dr is removed and leaves the interconnection: its "
-                              "ovn-ic-config is deleted, so Kube-OVN takes dr off transit switch ts, and the "
-                              "other zones (hq, ai, edge) drop their routes to dr's backbone 172.30.40.0/24.")
-    assert "kept in dr's cluster (Prune=false, Delete=false)" in caution
-    assert "transit" in caution and "--write" not in caution  # no request to re-read its address
-    assert "| `dr` | 3 deleted, 2 kept |" in out
+    assert caution.startswith("dr: zone dr is removed from the fabric, but nothing is deleted in its cluster: "
+                              "fabricgen's Argo CD Application and Flux Kustomizations of a removed zone are pruned "
+                              "without deleting what they applied")
+    assert "its ovn-ic-config stays and it stays on transit switch ts" in caution
+    assert "drop their routes to its backbone (dr 172.30.40.0/24)" in caution
+    assert "delete ovn-ic-config (or set enable-ic to \"false\")" in caution
+    assert "--write" not in caution  # no request to re-read its address
+    assert "| `dr` | 5 orphaned |" in out
     assert "dr/ic-routes-dr.json, the same routes as a merge patch, is deleted too; shown once" in out
-    assert "#### Vpc: ovn-cluster (kept)" in out
+    assert "#### Vpc: ovn-cluster (orphaned)" in out
 
     doc = json.loads(diff(capsys, "json")[1])
-    assert doc["summary"]["kept"] == 2
+    assert doc["summary"]["orphaned"] == 5
     assert {(c["title"], c["status"]) for c in doc["changes"] if c["zone"] == "dr"} >= {
-        ("Configuration: kube-system/kubeovn", "kept"), ("Vpc: ovn-cluster", "kept")}
-    assert doc["cautions"][0]["zones"] == ["dr", "hq", "ai", "edge"]
+        ("Configuration: kube-system/kubeovn", "orphaned"), ("Vpc: ovn-cluster", "orphaned")}
+    assert doc["cautions"][0]["zones"] == ["dr"]
 
 
 def test_removed_tenant_vpc_and_subnet_warn_about_attached_vms(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,10 +109,10 @@ def test_removed_tenant_vpc_and_subnet_warn_about_attached_vms(repo: Path, capsy
     code, out = diff(capsys, "markdown")
     assert code == 3
     assert cautions(out) == [
-        "hq: subnet prod-web (10.100.3.0/24) of tenant VPC vpc-prod is removed from hq: VMs attached to it lose "
-        "their network; move or stop them before this syncs",
-        "hq: tenant VPC vpc-dev is removed from hq (dev-app 10.100.2.0/24): VMs attached to its subnets lose "
-        "their network; move or stop them before this syncs",
+        "tenant subnets are removed: hq prod-web 10.100.3.0/24 of vpc-prod: VMs attached to them lose their "
+        "network; move or stop them before this syncs",
+        "tenant VPCs are removed: hq vpc-dev (dev-app 10.100.2.0/24): VMs attached to their subnets lose their "
+        "network; move or stop them before this syncs",
     ]
     assert "#### Vpc: vpc-dev (deleted)" in out
 
@@ -126,8 +131,8 @@ def test_transit_address_change_is_shown_once_per_zone_with_a_caution(
         assert f"_{zone}/ic-routes-{zone}.json, the same routes as a merge patch, is modified too; shown once_" in out
     assert '-    nextHopIP: "169.254.100.23"\n+    nextHopIP: "169.254.100.25"' in out
     assert cautions(out) == [
-        "ai, hq, edge, dr: the transit address of ai changes 169.254.100.23 -> 169.254.100.25: it must be ai's "
-        "port address on the live transit switch ts, or every route to ai points at a stale next hop; check with "
+        "the transit address changes: ai 169.254.100.23 -> 169.254.100.25: each must be its zone's port address on "
+        "the live transit switch ts, or every route to that zone points at a stale next hop; check with "
         "`kubectl ko icsbctl show | fabricgen transit sites/lab/fabric.yaml` or "
         "`fabricgen verify sites/lab/fabric.yaml --actual SHOW`"]
 
@@ -138,8 +143,8 @@ def test_backbone_change_names_every_zone(repo: Path, capsys: pytest.CaptureFixt
     commit(repo, text)
     code, out = diff(capsys, "text")
     assert code == 3
-    assert ("caution: edge, hq, ai, dr: the backbone of edge changes 172.30.30.0/24 -> 172.30.130.0/24: VMs and "
-            "hosts on it must be re-addressed") in out
+    assert ("caution: the backbone changes: edge 172.30.30.0/24 -> 172.30.130.0/24: VMs and hosts on it must be "
+            "re-addressed, and every other zone routes to the new CIDR only once its routes are synced") in out
 
 
 def test_gateway_nodes_change_replaces_the_generic_ic_config_caution(
@@ -149,8 +154,8 @@ def test_gateway_nodes_change_replaces_the_generic_ic_config_caution(
     code, out = diff(capsys, "markdown")
     assert code == 3
     (caution,) = cautions(out)
-    assert caution.startswith("ai: the gateway nodes of ai change ai-node-1, ai-node-2 -> ai-node-2, ai-node-1: "
-                              "ovn-ic-config changes, and Kube-OVN 1.16.2 tears ai's interconnection down")
+    assert caution.startswith("the gateway nodes change: ai ai-node-1, ai-node-2 -> ai-node-2, ai-node-1: "
+                              "ovn-ic-config changes, and Kube-OVN 1.16.2 tears each such zone's interconnection down")
     assert "`kubectl ko icsbctl show | fabricgen transit sites/lab/fabric.yaml --write`" in caution
 
 
@@ -213,7 +218,7 @@ def test_huge_change_keeps_summary_cautions_and_table_and_cuts_only_diffs(
     assert code == 3
     assert len(out) <= COMMENT_LIMIT
     assert out.startswith("## fabricgen: sites/lab/fabric.yaml against HEAD~1\n\nSummary: ")
-    assert any(c.startswith("edge, hq, ai, dr: zone edge is removed") for c in cautions(out))
+    assert any(c.startswith("edge: zone edge is removed") for c in cautions(out))
     for zone in ("hq", "ai", "edge", "dr", *(f"site{i}" for i in range(20))):
         assert f"| `{zone}` |" in out
     assert "Some object diffs are left out: the comment would exceed GitHub's limit of 65,536 characters" in out
@@ -262,3 +267,43 @@ def test_markdown_without_the_ovn_programs_leaves_the_lab_out(
     assert code == 3
     assert "OVN-IC lab" not in out
     assert "Topology of the head" in out
+
+
+def renumbered(zones: int) -> tuple[str, str]:
+    """A full mesh of `zones` zones, and the same with every transit address moved by one."""
+    lines = ["apiVersion: fabricgen.io/v1alpha1", "kind: Fabric", "metadata: {name: mesh}", "interconnection:",
+             "  database:", "    zone: z000", "    members:", "      - {node: z000-gw, address: 10.0.0.1}", "zones:"]
+    base, head = list(lines), list(lines)
+    for i in range(zones):
+        for out, address in ((base, i), (head, (i + 1) % zones)):
+            out += [f"  - name: z{i:03d}", f"    gatewayNodes: [z{i:03d}-gw]",
+                    f"    transitAddress: 169.254.100.{address}", "    backbone:",
+                    f"      cidr: 172.{16 + i // 256}.{i % 256}.0/24"]
+    return "\n".join(base) + "\n", "\n".join(head) + "\n"
+
+
+@pytest.mark.parametrize("zones", [128])
+def test_a_renumbering_of_every_zone_fits_one_comment_with_every_zone_listed(tmp_path: Path, zones: int) -> None:
+    """One caution per kind of change (each zone once), not one per zone listing every zone."""
+    from conftest import build_text
+
+    base_text, head_text = renumbered(zones)
+    result = semantic_diff.review(build_text(base_text, "mesh.yaml"), build_text(head_text, "mesh.yaml"), "mesh.yaml")
+    out = semantic_diff.markdown(result, "fabricgen: mesh.yaml against main")
+    assert len(out) <= COMMENT_LIMIT
+    (caution,) = cautions(out)
+    assert caution.startswith("the transit address changes: z000 169.254.100.0 -> 169.254.100.1; z001 ")
+    for i in range(zones):
+        assert f"| `z{i:03d}` |" in out
+        assert caution.count(f"z{i:03d} ") == 1
+
+
+def test_the_limit_holds_whatever_the_change() -> None:
+    """Many zones with long names: the table shares rows, cautions are cut, the limit holds."""
+    items = tuple(semantic_diff.Change(f"zone-{'x' * 50}-{i:04d}", "Vpc: ovn-cluster", "modified", "-a\n+b\n")
+                  for i in range(3000))
+    long = tuple(semantic_diff.Caution((c.zone,), "y" * 5000) for c in items[:30])
+    out = semantic_diff.markdown(semantic_diff.Review(items, long), "t")
+    assert len(out) <= COMMENT_LIMIT
+    assert "| ... |" in out or all(f"`{c.zone}`" in out for c in items)
+    assert out.count("> **Caution** ") == 30 and "(cut: run `fabricgen diff` locally for all of it)" in out

@@ -31,7 +31,7 @@ from fabricgen.pipeline import Build
 from fabricgen.serialise.manifest_yaml import dump
 
 COMMENT_LIMIT = 65536  # GitHub rejects comments over 65,536 characters
-STATUSES = ("added", "modified", "deleted", "kept")
+STATUSES = ("added", "modified", "deleted", "kept", "orphaned")
 IC_CONFIG = "ConfigMap: kube-system/ovn-ic-config"
 IC_DB_SCRIPT = "ConfigMap: kube-system/fabricgen-ic-db-setup"
 DEFAULT_VPC = "Vpc: ovn-cluster"
@@ -58,12 +58,15 @@ class Change:
 
 @dataclass(frozen=True)
 class Caution:
+    """One kind of disruptive change, with every zone it concerns listed once."""
+
     zones: tuple[str, ...]
     text: str
     ic_config: bool = False  # explains the ovn-ic-config change of its zones
+    names_zones: bool = False  # the text names each zone with its detail: no list of zones before it
 
     def line(self) -> str:
-        return f"{', '.join(self.zones) or '.'}: {self.text}"
+        return self.text if self.names_zones else f"{', '.join(self.zones) or '.'}: {self.text}"
 
     def as_dict(self) -> dict[str, object]:
         return {"zones": list(self.zones), "text": self.text}
@@ -117,8 +120,14 @@ def _objects(build: Build | None) -> dict[tuple[str, str], tuple[str, bool]]:
     return found
 
 
+ORPHANED_NOTE = ("left in the cluster: its zone is no longer rendered, and fabricgen's Argo CD Application and "
+                 "Flux Kustomizations of a removed zone are pruned without deleting what they applied (no resources "
+                 "finalizer, deletionPolicy: Orphan); delete it by hand if it must go")
+
+
 def changes(base: Build | None, head: Build | None) -> list[Change]:
     old, new = _objects(base), _objects(head)
+    retired = set(base.manifests) - set(head.manifests) if base is not None and head is not None else set()
     out: list[Change] = []
     for key in sorted(set(old) | set(new)):
         before, after = old.get(key, ("", False))[0], new.get(key, ("", False))[0]
@@ -127,6 +136,8 @@ def changes(base: Build | None, head: Build | None) -> list[Change]:
         note = ""
         if key not in old:
             status = "added"
+        elif key not in new and key[0] in retired and not key[1].startswith("File: "):
+            status, note = "orphaned", ORPHANED_NOTE
         elif key not in new:
             status = "kept" if old[key][1] else "deleted"
             if status == "kept":
@@ -177,64 +188,83 @@ def _rebuild(fabric: str) -> str:
             "stale next hop")
 
 
+def _each(pairs: Sequence[tuple[str, str]]) -> str:
+    """`zone detail; zone detail`: each zone once, with what changes in it."""
+    return "; ".join(f"{zone} {detail}" for zone, detail in pairs)
+
+
 def fabric_cautions(base: Fabric | None, head: Fabric | None, fabric: str = "FABRIC") -> list[Caution]:
-    """Disruptive differences between two fabrics, each naming its zones and the remedy."""
+    """Disruptive differences between two fabrics: one caution per kind of change, naming each zone
+    it concerns once, and the remedy."""
     if base is None or head is None:
         return []
     old, new = _zone_map(base), _zone_map(head)
     staying = [z for z in new if z in old]
     notes: list[Caution] = []
     ts = head.interconnection.transit_switch.name if head.interconnection else "ts"
-    for name, zone in old.items():
-        if name in new:
-            continue
-        others = [z for z in new if z in old]
-        notes.append(Caution((name, *others), (
-            f"zone {name} is removed and leaves the interconnection: its ovn-ic-config is deleted, so Kube-OVN "
-            f"takes {name} off transit switch {ts}, and the other zones ({_names(others)}) drop their routes to "
-            f"{name}'s backbone {zone.backbone.cidr}. Configuration kubeovn and Vpc ovn-cluster are kept in "
-            f"{name}'s cluster (Prune=false, Delete=false): if the cluster stays, remove fabricgen's routes from "
-            "its Vpc ovn-cluster by hand, and delete the zone's Argo CD Application or Flux Kustomization")))
-    for name in staying:
-        a, b = old[name], new[name]
-        others = [z for z in staying if z != name]
-        if a.backbone.cidr != b.backbone.cidr:
-            notes.append(Caution((name, *others), (
-                f"the backbone of {name} changes {a.backbone.cidr} -> {b.backbone.cidr}: VMs and hosts on it must "
-                f"be re-addressed, and the other zones ({_names(others)}) route to the new CIDR only once their "
-                "routes are synced; sync every zone together")))
-        if a.transit_address is not None and a.transit_address != b.transit_address:
-            notes.append(Caution((name, *others), (
-                f"the transit address of {name} changes {a.transit_address} -> {b.transit_address or '(unset)'}: "
-                f"it must be {name}'s port address on the live transit switch {ts}, or every route to {name} "
-                f"points at a stale next hop; check with {_transit_check(fabric)} "
-                f"or `fabricgen verify {shlex.quote(fabric)} --actual SHOW`")))
-        if a.gateway_nodes != b.gateway_nodes:
-            notes.append(Caution((name,), (
-                f"the gateway nodes of {name} change {_names(a.gateway_nodes)} -> {_names(b.gateway_nodes)}: "
-                f"ovn-ic-config changes, and Kube-OVN 1.16.2 tears {name}'s interconnection down and re-establishes "
-                f"it with a new random transit address; {_rebuild(fabric)}"), ic_config=True))
-        notes += _tenant_cautions(a, b)
+    removed = [(name, zone) for name, zone in old.items() if name not in new]
+    if removed:
+        names = [name for name, _zone in removed]
+        one = len(removed) == 1
+        notes.append(Caution(tuple(names), (
+            f"{'zone' if one else 'zones'} {_names(names)} {'is' if one else 'are'} removed from the fabric, but "
+            f"nothing is deleted in {'its cluster' if one else 'their clusters'}: fabricgen's Argo CD Application "
+            "and Flux Kustomizations of a removed zone are pruned without deleting what they applied (no resources "
+            "finalizer, deletionPolicy: Orphan), so its ovn-ic-config stays and it stays on transit switch "
+            f"{ts}, while the other zones drop their routes to its backbone "
+            f"({_each([(name, str(zone.backbone.cidr)) for name, zone in removed])}). By hand, in "
+            f"{'its cluster' if one else 'each of those clusters'}: delete ovn-ic-config (or set enable-ic to "
+            "\"false\"), check with `ovn-ic-sbctl show` that the AZ and its transit switch port are gone, then "
+            "delete the objects you no longer need in reverse stage order (NAT rules, elastic IPs, gateways, "
+            "Subnets, NADs, Vpcs); the kept Configuration kubeovn and Vpc ovn-cluster keep fabricgen's fields")))
+    backbones = [(n, f"{old[n].backbone.cidr} -> {new[n].backbone.cidr}") for n in staying
+                 if old[n].backbone.cidr != new[n].backbone.cidr]
+    if backbones:
+        notes.append(Caution(tuple(n for n, _ in backbones), (
+            f"the backbone changes: {_each(backbones)}: VMs and hosts on it must be re-addressed, and every other "
+            "zone routes to the new CIDR only once its routes are synced; sync every zone together"),
+            names_zones=True))
+    transits = [(n, f"{old[n].transit_address} -> {new[n].transit_address or '(unset)'}") for n in staying
+                if old[n].transit_address is not None and old[n].transit_address != new[n].transit_address]
+    if transits:
+        notes.append(Caution(tuple(n for n, _ in transits), (
+            f"the transit address changes: {_each(transits)}: each must be its zone's port address on the live "
+            f"transit switch {ts}, or every route to that zone points at a stale next hop; check with "
+            f"{_transit_check(fabric)} or `fabricgen verify {shlex.quote(fabric)} --actual SHOW`"),
+            names_zones=True))
+    gateways = [(n, f"{_names(old[n].gateway_nodes)} -> {_names(new[n].gateway_nodes)}") for n in staying
+                if old[n].gateway_nodes != new[n].gateway_nodes]
+    if gateways:
+        notes.append(Caution(tuple(n for n, _ in gateways), (
+            f"the gateway nodes change: {_each(gateways)}: ovn-ic-config changes, and Kube-OVN 1.16.2 tears each "
+            f"such zone's interconnection down and re-establishes it with a new random transit address; "
+            f"{_rebuild(fabric)}"), ic_config=True, names_zones=True))
+    notes += _tenant_cautions([(old[n], new[n]) for n in staying])
     notes += _interconnection_cautions(base, head, staying, fabric)
-    return notes
+    return notes + _deployment_cautions(base, head)
 
 
-def _tenant_cautions(a: Zone, b: Zone) -> list[Caution]:
+def _tenant_cautions(pairs: Sequence[tuple[Zone, Zone]]) -> list[Caution]:
+    vpcs: list[tuple[str, str]] = []
+    subnets: list[tuple[str, str]] = []
+    for a, b in pairs:
+        kept = {v.name: v for v in b.vpcs}
+        for vpc in a.vpcs:
+            if vpc.name not in kept:
+                listed = ", ".join(f"{s.name} {s.cidr}" for s in vpc.subnets) or "no subnets"
+                vpcs.append((a.name, f"{vpc.name} ({listed})"))
+                continue
+            still = {s.name for s in kept[vpc.name].subnets}
+            subnets += [(a.name, f"{s.name} {s.cidr} of {vpc.name}") for s in vpc.subnets if s.name not in still]
     notes = []
-    kept = {v.name: v for v in b.vpcs}
-    for vpc in a.vpcs:
-        if vpc.name not in kept:
-            subnets = ", ".join(f"{s.name} {s.cidr}" for s in vpc.subnets) or "no subnets"
-            notes.append(Caution((a.name,), (
-                f"tenant VPC {vpc.name} is removed from {a.name} ({subnets}): VMs attached to its subnets lose "
-                "their network; move or stop them before this syncs")))
-            continue
-        still = {s.name for s in kept[vpc.name].subnets}
-        for subnet in vpc.subnets:
-            if subnet.name not in still:
-                notes.append(Caution((a.name,), (
-                    f"subnet {subnet.name} ({subnet.cidr}) of tenant VPC {vpc.name} is removed from {a.name}: VMs "
-                    "attached to it lose their network; move or stop them before this syncs")))
+    if subnets:
+        notes.append(Caution(tuple(dict.fromkeys(z for z, _ in subnets)), (
+            f"tenant subnets are removed: {_each(subnets)}: VMs attached to them lose their network; move or stop "
+            "them before this syncs"), names_zones=True))
+    if vpcs:
+        notes.append(Caution(tuple(dict.fromkeys(z for z, _ in vpcs)), (
+            f"tenant VPCs are removed: {_each(vpcs)}: VMs attached to their subnets lose their network; move or "
+            "stop them before this syncs"), names_zones=True))
     return notes
 
 
@@ -258,26 +288,31 @@ def _interconnection_cautions(base: Fabric, head: Fabric, zones: list[str], fabr
             f"the interconnection's encapsulation changes {a.encapsulation} -> {b.encapsulation}: the IC gateways "
             "of every AZ must switch tunnel type together (Kube-OVN's network type, the deployments' "
             "ovn-encap-type); until all have, traffic between AZs drops. Plan a maintenance window")))
-    old_deployments = {d.name: d for d in base.ovn_deployments}
-    for d in head.ovn_deployments:
-        before = old_deployments.get(d.name)
-        if before is not None and before.encapsulation != d.encapsulation:
-            notes.append(Caution((d.name,), (
-                f"the encapsulation of OVN deployment {d.name} changes {before.encapsulation} -> {d.encapsulation}: "
-                "every chassis re-creates its tunnels when configure-ovn-host.sh runs; run it on every host in "
-                "one window, as mixed tunnel types do not reach each other")))
     return notes
+
+
+def _deployment_cautions(base: Fabric, head: Fabric) -> list[Caution]:
+    old = {d.name: d for d in base.ovn_deployments}
+    changed = [(d.name, f"{old[d.name].encapsulation} -> {d.encapsulation}") for d in head.ovn_deployments
+               if d.name in old and old[d.name].encapsulation != d.encapsulation]
+    if not changed:
+        return []
+    return [Caution(tuple(n for n, _ in changed), (
+        f"the encapsulation of OVN deployments changes: {_each(changed)}: every chassis re-creates its tunnels "
+        "when configure-ovn-host.sh runs; run it on every host of a deployment in one window, as mixed tunnel "
+        "types do not reach each other"), names_zones=True)]
 
 
 def cautions(items: Sequence[Change], fabric: str = "FABRIC", covered: frozenset[str] = frozenset()) -> list[Caution]:
     """Cautions read from the output itself; `covered`: zones whose ovn-ic-config change a fabric
     caution already explains."""
     notes: list[Caution] = []
+    modified = [c.zone for c in items if c.title == IC_CONFIG and c.status == "modified" and c.zone not in covered]
+    if modified:
+        notes.append(Caution(tuple(modified), (
+            "ovn-ic-config modified: Kube-OVN 1.16.2 tears each such zone's interconnection down and re-establishes "
+            f"it, with a new random transit address; {_rebuild(fabric)}")))
     for change in items:
-        if change.title == IC_CONFIG and change.status == "modified" and change.zone not in covered:
-            notes.append(Caution((change.zone,), (
-                "ovn-ic-config modified: Kube-OVN 1.16.2 tears the zone's interconnection down and re-establishes "
-                f"it, with a new random transit address; {_rebuild(fabric)}")))
         if change.title == IC_DB_SCRIPT and change.status == "modified" and "vxlan_mode" in change.diff:
             notes.append(Caution((change.zone,), (
                 "the IC database's vxlan_mode changes: this re-keys every existing transit switch "
@@ -307,24 +342,69 @@ def _section(change: Change) -> list[str]:
     return [*lines, "```diff", change.diff.rstrip("\n"), "```", ""]
 
 
+_CUT_NOTE = "run `fabricgen diff` locally for all of it"
+
+
+def _table(result: Review, room: int) -> list[str]:
+    """The per-zone table: a row per zone; when that is longer than `room`, zones with the same
+    counts share a row (each zone still named once); past that, the rows that fit and a count
+    of the rest."""
+    zones = result.zones()
+    counts = {z: _counts([c for c in result.changes if c.zone == z]) for z in zones}
+    top = ["| zone | changes |", "| --- | --- |"]
+    rows = [f"| `{z or '.'}` | {counts[z]} |" for z in zones]
+    if _size(top + rows) > room:
+        shared: dict[str, list[str]] = {}
+        for z in zones:
+            shared.setdefault(counts[z], []).append(f"`{z or '.'}`")
+        rows = [f"| {', '.join(names)} | {text} |" for text, names in shared.items()]
+    out = list(top)
+    for n, row in enumerate(rows):
+        tail = f"| ... | {len(rows) - n} more rows: {_CUT_NOTE} |"
+        if _size([*out, row, tail]) > room:
+            out.append(tail)
+            break
+        out.append(row)
+    return [*out, ""]
+
+
+def _size(lines: Sequence[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _caution_lines(cautions: Sequence[Caution], room: int) -> list[str]:
+    """One quote per caution; a caution longer than its share of `room` is cut, saying so."""
+    out: list[str] = []
+    for n, caution in enumerate(cautions):
+        share = (room - _size(out)) // (len(cautions) - n)
+        line = f"> **Caution** {caution.line()}\n"
+        if len(line) + 1 > share:
+            keep = max(0, share - len(_CUT_NOTE) - 40)
+            line = f"> **Caution** {caution.line()[:keep]}... (cut: {_CUT_NOTE})\n"
+        out.append(line)
+    return out
+
+
 def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
     """The comment: summary, cautions, the per-zone table, `extra` sections (topology, lab), then the
-    object diffs, as many as fit under GitHub's limit; the rest are listed by name."""
+    object diffs, as many as fit. It never exceeds GitHub's limit, whatever the change: every zone
+    keeps its row in the table (zones with the same counts share one when there are many), every
+    caution keeps at least its start, and what does not fit is listed or counted."""
     items = result.changes
     lines = [f"## {title}", "", f"Summary: {_counts(items)}", ""]
     if not items:
         return "\n".join(lines)
-    lines += [f"> **Caution** {c.line()}\n" for c in result.cautions]
+    reserve = 2000  # for the note on what was left out and the start of the listing
+    table = _table(result, (COMMENT_LIMIT - reserve - _size(lines)) // 2)
+    lines += _caution_lines(result.cautions, COMMENT_LIMIT - reserve - _size(lines) - _size(table))
+    lines += table
     zones = result.zones()
-    lines += ["| zone | changes |", "| --- | --- |"]
-    lines += [f"| `{z or '.'}` | {_counts([c for c in items if c.zone == z])} |" for z in zones]
-    lines.append("")
     for block in extra:  # each only if it leaves room for the list of object diffs
         if sum(len(line) + 1 for line in lines) + len(block) + 4000 < COMMENT_LIMIT:
             lines += [block.rstrip("\n"), ""]
         else:
             first = block.strip().splitlines()[0] if block.strip() else ""
-            lines += [f"_Left out, too long for one comment: {first}_", ""]
+            lines += [f"_Left out, too long for one comment: {first[:200]}_", ""]
     text = "\n".join(lines)
     cut = ("\n_Some object diffs are left out: the comment would exceed GitHub's limit of 65,536 characters. "
            "Run `fabricgen diff` locally to see them._\n")
@@ -344,7 +424,7 @@ def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
                 left.append(change)
         if parts:
             body.append("\n".join([head, *parts, foot]))
-            room -= used
+            room -= used + 1  # and the line break that joins it to the next
     if not left:
         return text + "\n" + "\n".join(body)
     listing: list[str] = []
@@ -355,7 +435,10 @@ def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
             break
         listing.append(line)
         room -= len(line) + 1
-    return text + "\n" + "\n".join(body) + cut + "\n".join(listing) + "\n"
+    out = text + "\n" + "\n".join(body) + cut + "\n".join(listing) + "\n"
+    if len(out) > COMMENT_LIMIT:  # pragma: no cover - the budget above is exact; this is the guarantee
+        out = out[: COMMENT_LIMIT - 200] + f"\n\n_Cut at GitHub's limit: {_CUT_NOTE}._\n"
+    return out
 
 
 def plain(result: Review) -> Iterator[str]:
