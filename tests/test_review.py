@@ -12,6 +12,8 @@ from pathlib import Path
 
 import git
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import edit
 from fabricgen.cli import main
@@ -307,3 +309,17 @@ def test_the_limit_holds_whatever_the_change() -> None:
     assert len(out) <= COMMENT_LIMIT
     assert "| ... |" in out or all(f"`{c.zone}`" in out for c in items)
     assert out.count("> **Caution** ") == 30 and "(cut: run `fabricgen diff` locally for all of it)" in out
+
+
+@settings(max_examples=30, deadline=None)
+@given(zones=st.integers(1, 3000), name=st.integers(1, 80), diff=st.integers(1, 5000), cautions_=st.integers(0, 40),
+       caution=st.integers(1, 20000), extra=st.integers(0, 70000), title=st.integers(1, 300))
+def test_no_change_makes_a_comment_over_the_limit(zones: int, name: int, diff: int, cautions_: int, caution: int,
+                                                 extra: int, title: int) -> None:
+    items = tuple(semantic_diff.Change(f"z{'x' * name}{i}", "Vpc: ovn-cluster", semantic_diff.STATUSES[i % 5],
+                                       "d" * diff) for i in range(zones))
+    notes = tuple(semantic_diff.Caution((items[0].zone,), "y" * caution, names_zones=bool(n % 2))
+                  for n in range(cautions_))
+    out = semantic_diff.markdown(semantic_diff.Review(items, notes), "t" * title, ["e" * extra] if extra else [])
+    assert len(out) <= COMMENT_LIMIT
+    assert out.count("> **Caution** ") == cautions_
