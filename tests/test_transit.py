@@ -536,8 +536,6 @@ THREE = "".join(az_block(f"az{i}", f"169.254.100.{i}/24") for i in (1, 2, 3))
         '            address: ["00:00:a9:fe:64:0b 169.254.100.9/24"]\navailability-zone az3\n'), 14,
      "availability zone az2 has two ports on transit switch ts with different addresses: ts-az2 "
      "(169.254.100.2/24, line 10) and ts-az2b (169.254.100.9/24)"),
-    (THREE.replace("169.254.100.2/24", "169.254.100.0/24"), 12,
-     "port ts-az2 on transit switch ts: 169.254.100.0 is the network address of 169.254.100.0/24"),
     (THREE.replace("169.254.100.2/24", "169.254.100.255/24"), 12,
      "port ts-az2 on transit switch ts: 169.254.100.255 is the broadcast address of 169.254.100.0/24"),
     (THREE.replace("169.254.100.2/24", "169.254.100.2/32"), 12,
@@ -562,6 +560,17 @@ def test_a_port_listed_twice_alike_counts_once(fabric: Path, tmp_path: Path,
     code, _out, err = write(fabric, capsys, capture)
     assert code == 3, err
     assert fabric.read_text() == written(FABRIC)
+
+
+def test_the_network_address_is_an_address_kube_ovn_picks(fabric: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # kubeovn/kube-ovn pkg/util/net.go GenerateRandomIP: the subnet's first address plus a
+    # random offset in [0, 128) for a /24, so .0 is one of the addresses a zone can get.
+    capture = tmp_path / "show.txt"
+    capture.write_text(THREE.replace("169.254.100.2/24", "169.254.100.0/24"))
+    code, _out, err = write(fabric, capsys, capture)
+    assert code == 3, err
+    assert fabric.read_text() == written(FABRIC).replace('"169.254.100.2"', '"169.254.100.0"')
 
 
 def test_a_transit_switch_of_two_addresses_is_fine(fabric: Path, tmp_path: Path,

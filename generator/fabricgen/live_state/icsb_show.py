@@ -22,8 +22,7 @@ port listed twice with another AZ or address (`Port_Binding` is indexed by
 `logical_port`; ovn-org/ovn ovn-ic-sb.ovsschema), an address without its prefix
 length (ovn-ic copies the router port's `networks`, always IP/LEN; ic/ovn-ic.c), and,
 on the transit switch asked for (`ports_on`), an AZ with two ports of different
-addresses, and an IPv4 address that is a /32 or its subnet's network or broadcast
-address.
+addresses, and an IPv4 address that is a /32 or its subnet's broadcast address.
 """
 
 from __future__ import annotations
@@ -100,15 +99,18 @@ class IcSbShow:
 
 
 def transit_address_problem(address: IPv4Interface | None) -> str | None:
-    """What makes an IPv4 interface unusable as a transit switch port address, if anything."""
+    """What makes an IPv4 interface unusable as a transit switch port address, if anything.
+
+    The network address is not among them: Kube-OVN picks a zone's address as the subnet's
+    first address plus a random offset below half its size, 0 included (`GenerateRandomIP`,
+    kubeovn/kube-ovn pkg/util/net.go), and OVN takes it (`extract_lrp_networks`, ovn-org/ovn
+    lib/ovn-util.c, refuses only 0.0.0.0)."""
     if address is None:
         return None
     network = address.network
     if network.prefixlen == 32:
         return (f"{address} is a /32: a transit switch port has the prefix of the transit subnet "
                 "(Kube-OVN: /24); pass the capture as `ovn-ic-sbctl show` printed it")
-    if network.prefixlen < 31 and address.ip == network.network_address:
-        return f"{address.ip} is the network address of {network}; no port can have it"
     if network.prefixlen < 31 and address.ip == network.broadcast_address:
         return f"{address.ip} is the broadcast address of {network}; no port can have it"
     return None
