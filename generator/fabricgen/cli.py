@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="file with the output of `ovn-ic-sbctl show` (default or '-': stdin)")
     p.add_argument("--format", dest="fmt", choices=("text", "json"), default="text")
     p.add_argument("--write", action="store_true",
-                   help="update transitAddress in FABRIC in place, keeping comments and formatting")
+                   help="update transitAddress in FABRIC in place, changing nothing else in the file")
 
     p = _add_command_with_exit_codes(
         sub, "verify", "prove the rendered routes in a throwaway OVN-IC lab (exit 5 if a pair is not delivered)")

@@ -15,6 +15,14 @@ Each AZ's port on a transit switch is what fabricgen needs: its IP is the
 zone's `transitAddress`. Other AZ-level or gateway-level lines that later OVN
 versions may add are skipped; lines that fit nowhere are errors with their line
 number. AZ order is not significant.
+
+A capture that is ambiguous, or whose addresses no transit port can have, is refused
+with its line: an AZ listed twice (the IC SB indexes `Availability_Zone` by name), a
+port listed twice with another AZ or address (`Port_Binding` is indexed by
+`logical_port`; ovn-org/ovn ovn-ic-sb.ovsschema), an address without its prefix
+length (ovn-ic copies the router port's `networks`, always IP/LEN; ic/ovn-ic.c), and,
+on the transit switch asked for (`ports_on`), an AZ with two ports of different
+addresses, and an IPv4 address that is a /32 or its subnet's broadcast address.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ class TransitPort:
     mac: str
     addresses: tuple[IPv4Interface | IPv6Interface, ...]
     line: int  # 1-based line of `port NAME`
+    address_line: int = 0  # 1-based line of its `address:`
 
     @property
     def ipv4(self) -> IPv4Interface | None:
@@ -66,10 +75,45 @@ class IcSbShow:
     zones: tuple[str, ...]  # every AZ listed, in output order
     gateways: tuple[Gateway, ...] = ()
     ports: tuple[TransitPort, ...] = ()
+    name: str = "<ovn-ic-sbctl show>"  # the capture, as messages give it
 
     def ports_on(self, transit_switch: str) -> dict[str, TransitPort]:
-        """Each AZ's port on one transit switch, by AZ name."""
-        return {p.zone: p for p in self.ports if p.transit_switch == transit_switch}
+        """Each AZ's port on one transit switch, by AZ name; ShowParseError where an AZ has
+        two ports there with different addresses, or a port an address no port can have."""
+        out: dict[str, TransitPort] = {}
+        for port in self.ports:
+            if port.transit_switch != transit_switch:
+                continue
+            problem = transit_address_problem(port.ipv4)
+            if problem is not None:
+                raise ShowParseError(self.name, port.address_line, f"port {port.name} on transit switch "
+                                     f"{transit_switch}: {problem}")
+            first = out.setdefault(port.zone, port)
+            if first is not port and first.ipv4 != port.ipv4:
+                raise ShowParseError(
+                    self.name, port.line,
+                    f"availability zone {port.zone} has two ports on transit switch {transit_switch} with "
+                    f"different addresses: {first.name} ({first.ipv4}, line {first.line}) and {port.name} "
+                    f"({port.ipv4}); which one is the zone's transit address is ambiguous")
+        return out
+
+
+def transit_address_problem(address: IPv4Interface | None) -> str | None:
+    """What makes an IPv4 interface unusable as a transit switch port address, if anything.
+
+    The network address is not among them: Kube-OVN picks a zone's address as the subnet's
+    first address plus a random offset below half its size, 0 included (`GenerateRandomIP`,
+    kubeovn/kube-ovn pkg/util/net.go), and OVN takes it (`extract_lrp_networks`, ovn-org/ovn
+    lib/ovn-util.c, refuses only 0.0.0.0)."""
+    if address is None:
+        return None
+    network = address.network
+    if network.prefixlen == 32:
+        return (f"{address} is a /32: a transit switch port has the prefix of the transit subnet "
+                "(Kube-OVN: /24); pass the capture as `ovn-ic-sbctl show` printed it")
+    if network.prefixlen < 31 and address.ip == network.broadcast_address:
+        return f"{address.ip} is the broadcast address of {network}; no port can have it"
+    return None
 
 
 @dataclass
@@ -80,6 +124,7 @@ class _PortDraft:
     line: int
     transit_switch: str | None = None
     address: tuple[str, tuple[IPv4Interface | IPv6Interface, ...]] | None = None
+    address_line: int = 0
 
 
 @dataclass
@@ -98,11 +143,15 @@ def parse_address(text: str) -> tuple[str, tuple[IPv4Interface | IPv6Interface, 
     mac, *cidrs = value[0].split()
     if not cidrs:
         raise ValueError("the address names no IP")
+    bare = next((c for c in cidrs if "/" not in c), None)
+    if bare is not None:
+        raise ValueError(f"{bare} has no prefix length; `ovn-ic-sbctl show` lists every address as IP/LEN")
     return mac, tuple(ip_interface(c) for c in cidrs)
 
 
 def parse(text: str, name: str = "<ovn-ic-sbctl show>") -> IcSbShow:
     zones: list[str] = []
+    zone_lines: dict[str, int] = {}
     gateways: list[_GatewayDraft] = []
     ports: list[_PortDraft] = []
     zone: str | None = None
@@ -126,6 +175,10 @@ def parse(text: str, name: str = "<ovn-ic-sbctl show>") -> IcSbShow:
             if keyword != "availability-zone" or not value:
                 raise fail(lineno, f"expected `availability-zone NAME`, found {body!r}; "
                                    "pass the output of `ovn-ic-sbctl show`")
+            if value in zone_lines:
+                raise fail(lineno, f"availability zone {value} is listed twice (first at line {zone_lines[value]}); "
+                                   "`ovn-ic-sbctl show` lists each once: pass a single capture")
+            zone_lines[value] = lineno
             zone, gateway, port, block = value, None, None, None
             zones.append(zone)
         elif zone is None:
@@ -156,6 +209,7 @@ def parse(text: str, name: str = "<ovn-ic-sbctl show>") -> IcSbShow:
                 if key == "transit switch":
                     port.transit_switch = value
                 elif key == "address":
+                    port.address_line = lineno
                     try:
                         port.address = parse_address(value)
                     except ValueError as exc:
@@ -167,13 +221,27 @@ def parse(text: str, name: str = "<ovn-ic-sbctl show>") -> IcSbShow:
             raise fail(lineno, f"indentation of {indent} spaces is not a multiple of {INDENT}")
 
     done: list[TransitPort] = []
+    seen: dict[tuple[str, str], TransitPort] = {}
     for p in ports:
         if p.transit_switch is None or p.address is None:
             raise fail(p.line, f"port {p.name} has no `transit switch:` or no `address:` line")
         mac, addresses = p.address
-        done.append(TransitPort(p.zone, p.gateway, p.name, p.transit_switch, mac, addresses, p.line))
+        entry = TransitPort(p.zone, p.gateway, p.name, p.transit_switch, mac, addresses, p.line, p.address_line)
+        first = seen.setdefault((entry.transit_switch, entry.name), entry)
+        if first is entry:
+            done.append(entry)
+        elif (first.zone, first.mac, first.addresses) != (entry.zone, entry.mac, entry.addresses):
+            raise fail(entry.line, f"port {entry.name} on transit switch {entry.transit_switch} is listed twice "
+                                  f"(first at line {first.line}) with another zone or address "
+                                  f"({first.zone}: {_listed(first)}; here {entry.zone}: {_listed(entry)}); "
+                                  "`ovn-ic-sbctl show` lists each port once: pass a single capture")
     return IcSbShow(
         zones=tuple(zones),
         gateways=tuple(Gateway(g.zone, g.chassis, g.hostname, tuple(g.encaps)) for g in gateways),
         ports=tuple(done),
+        name=name,
     )
+
+
+def _listed(port: TransitPort) -> str:
+    return " ".join([port.mac, *map(str, port.addresses)])

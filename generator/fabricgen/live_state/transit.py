@@ -4,8 +4,8 @@ Kube-OVN picks each zone's transit-switch address at random when the zone joins,
 and picks new ones whenever the interconnection is rebuilt; the fabric's
 `zones[].transitAddress` (and so every route to that zone) then goes stale. `compare`
 takes each AZ's port on the fabric's transit switch and says where the fabric differs;
-`update_fabric` writes the addresses into fabric.yaml in place, keeping comments and
-formatting, and only if the result is still a valid fabric.
+`update_fabric` writes the addresses into fabric.yaml in place, changing only those
+scalars (`fabricgen.source.writer`), and only if the result is still a valid fabric.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fabricgen.live_state import icsb_show
 from fabricgen.model import Fabric
 from fabricgen.pipeline import load_text
 from fabricgen.source.reader import Source
-from fabricgen.source.writer import EditPath, set_scalars, write_text
+from fabricgen.source.writer import EditError, EditPath, read_target, replace_file, set_scalars
 
 KEY = "transitAddress"
 INSERT_AFTER = ("gatewayNodes", "platform", "name")
@@ -98,25 +98,63 @@ def write_report(source: Source, reports: list[ZoneReport], extra: list[str], ts
 
 
 def read_show(show: Path | None, stdin: TextIO) -> tuple[str, str]:
-    if show is None or str(show) == "-":
-        return stdin.read(), "<stdin>"
+    """The text of an `ovn-ic-sbctl show` capture (a file, or stdin for None or `-`), and its name."""
+    name = "<stdin>" if show is None or str(show) == "-" else str(show)
     try:
-        return show.read_text(encoding="utf-8"), str(show)
+        if show is None or str(show) == "-":
+            buffer = getattr(stdin, "buffer", None)
+            if buffer is None:  # a text stream without bytes beneath (tests, embedding)
+                return stdin.read(), name
+            data = buffer.read()
+        else:
+            data = show.read_bytes()
     except OSError as exc:
-        raise FabricgenError(f"cannot read {show}: {exc}") from None
+        raise FabricgenError(f"cannot read {show}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8")
+        line = before.count("\n") + 1
+        column = len(before) - before.rfind("\n")
+        raise FabricgenError(f"{name}:{line}:{column}: byte 0x{data[exc.start]:02x} is not UTF-8; "
+                             "`ovn-ic-sbctl show` prints UTF-8: pass its output as it printed it") from None
+
+
+# Places in a fabric where an alias of a zone's transit address means "that zone's transit
+# address", so they take its new value with it: the next hops of extra default-VPC routes.
+FOLLOWERS = ("staticRoutes", "policyRoutes")
+
+
+def follows_transit_address(path: EditPath) -> bool:
+    return (len(path) == 6 and path[0] == "zones" and path[2] == "defaultVpc" and path[3] in FOLLOWERS
+            and path[5] == "nextHopIP")
 
 
 def updated_text(source: Source, reports: list[ZoneReport]) -> str:
     edits: dict[EditPath, str] = {
         ("zones", r.index, KEY): str(r.icsb) for r in reports if r.status in (CHANGED, ADDED)
     }
-    return set_scalars(source.text, edits, after=INSERT_AFTER)
+    try:
+        return set_scalars(source.text, edits, after=INSERT_AFTER, follows=follows_transit_address)
+    except EditError as exc:
+        for p in exc.problems:
+            sys.stderr.write(f"{source.name}:{p.line}:{p.column}: {p.path}: {p.message}\n")
+        raise FabricgenError(
+            "the transit addresses cannot be written in place as the file is written (an alias may "
+            "follow a zone's transit address only as a route's nextHopIP in zones[].defaultVpc); "
+            f"{source.name} left unchanged") from None
 
 
 def update_fabric(fabric: Path, source: Source, reports: list[ZoneReport]) -> bool:
     """Update the fabric file if anything can be updated; refuse a result that would be invalid."""
     if not any(r.status in (CHANGED, ADDED) for r in reports):
         return False
+    try:
+        _real, original, _status = read_target(fabric)
+    except OSError as exc:
+        raise FabricgenError(f"cannot read {source.name} again: {exc.strerror or exc}; left unchanged") from None
+    if original != source.text.encode("utf-8"):
+        raise FabricgenError(f"{source.name} changed while fabricgen read it; left unchanged; run the command again")
     new_text = updated_text(source, reports)
     try:
         load_text(new_text, source.name)
@@ -124,6 +162,5 @@ def update_fabric(fabric: Path, source: Source, reports: list[ZoneReport]) -> bo
         sys.stderr.write(report.format_diagnostics(exc.diagnostics, "text"))
         raise FabricgenError("the addresses from ovn-ic-sbctl show would make the fabric invalid; "
                              f"{source.name} left unchanged") from None
-    write_text(fabric, new_text)
+    replace_file(fabric, new_text.encode("utf-8"), expected=original, name=source.name)
     return True
-

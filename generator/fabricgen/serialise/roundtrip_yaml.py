@@ -2,11 +2,10 @@
 place that creates a `ruamel.yaml.YAML`.
 
 It keeps line and column of every node (`fabricgen.source.reader` locates diagnostics
-with them), comments, key order and quoting, and never folds long lines, so a
-file read and written back changes only where it was edited.
-`fabricgen.source.writer` edits fabric.yaml with it and `fabricgen.delivery.resource_list`
-passes kpt's and kustomize's items through it. Kubernetes output is written by
-`fabricgen.serialise.manifest_yaml`, not by ruamel.yaml.
+with them), comments, key order and quoting, and never folds long lines.
+`fabricgen.source.writer` finds the spans it edits in fabric.yaml with its parser and
+`fabricgen.delivery.resource_list` passes kpt's and kustomize's items through it.
+Kubernetes output is written by `fabricgen.serialise.manifest_yaml`, not by ruamel.yaml.
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 
-def round_trip(indent: tuple[int, int, int] | None = None, *, preserve_quotes: bool = True,
-               comments: bool = True) -> Any:
-    """A round-trip YAML instance; `indent` is (mapping, sequence, dash offset).
+def round_trip(*, preserve_quotes: bool = True, comments: bool = True) -> Any:
+    """A round-trip YAML instance.
 
     Duplicate keys are always an error. `preserve_quotes=False` loads plain `str`
     scalars, which is what validation wants. `comments=False` reads with the plain
@@ -33,7 +31,4 @@ def round_trip(indent: tuple[int, int, int] | None = None, *, preserve_quotes: b
     yaml.allow_duplicate_keys = False
     yaml.preserve_quotes = preserve_quotes
     yaml.width = 4096  # never re-wrap long lines or fold long annotation values
-    if indent is not None:
-        mapping, sequence, offset = indent
-        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     return yaml
