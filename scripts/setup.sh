@@ -43,6 +43,19 @@ if [ "$want_test" = 1 ]; then
   done
 fi
 
+# Debian's python3 has the venv module but not ensurepip, which `python3 -m venv` needs to put pip
+# into the environment: that is the python3-venv package.
+if ! python3 -c "import ensurepip" 2>/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing python3-venv (python3 -m venv needs it)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  else
+    echo "setup: python3 -m venv needs ensurepip; on Debian or Ubuntu: sudo apt-get install python3-venv" >&2
+    exit 1
+  fi
+fi
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [ "$want_test" = 1 ]; then

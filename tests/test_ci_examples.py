@@ -102,3 +102,14 @@ def test_gitlab_ci_job(fabric_repo: tuple[Path, str]) -> None:
         assert result.returncode == 0, f"{command}: {result.stderr}{result.stdout}"
     check_comment(repo, base)
     assert any('--data-urlencode "body@comment.md"' in c for c in job["after_script"])
+
+
+def test_the_examples_install_fabricgen_from_a_commit_never_by_bare_name() -> None:
+    """A bare `fabricgen` (or `fabricgen==X`) is whatever a package index serves under that name."""
+    import re
+
+    for path in (REPO / "deploy/ci/github/fabricgen.yml", REPO / "deploy/ci/gitlab/.gitlab-ci.yml"):
+        installs = [line for line in path.read_text().splitlines() if "pip install" in line and "fabricgen" in line]
+        assert installs, path
+        for line in installs:
+            assert re.search(r'"fabricgen @ git\+https://[^"@ ]+@[0-9a-f]{40}"', line), line

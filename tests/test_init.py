@@ -214,11 +214,19 @@ def test_init_from_a_directory_install_runs_the_fabricgen_on_path(tmp_path: Path
     text = (repo / ".pre-commit-config.yaml").read_text()
     assert "repo: local" in text and "entry: fabricgen render --all" in text
     assert "rev: <full commit id>" in text
-    # The CI check job runs those same local hooks, so it installs fabricgen itself.
+    # The CI check job runs those same local hooks, so it installs fabricgen itself: from where
+    # the user says, never from a bare package name anyone could publish.
+    install = 'pip install pre-commit "${FABRICGEN:?set FABRICGEN at the top of this file}"'
     workflow = YAML(typ="safe").load((repo / "ci/github-actions.yaml").read_text())
-    assert 'pip install pre-commit "$FABRICGEN"' in [step.get("run", "").split("#")[0].strip()
-                                                     for step in workflow["jobs"]["check"]["steps"]]
+    assert install in [step.get("run", "").split("#")[0].strip() for step in workflow["jobs"]["check"]["steps"]]
     gitlab = YAML(typ="safe").load((repo / "ci/gitlab-ci.yml").read_text())
-    assert 'pip install pre-commit "$FABRICGEN"' in gitlab["check"]["script"]
+    assert install in gitlab["check"]["script"]
+    assert workflow["env"]["FABRICGEN"] == gitlab["variables"]["FABRICGEN"] == ""
+    for text in ((repo / "ci/github-actions.yaml").read_text(), (repo / "ci/gitlab-ci.yml").read_text()):
+        assert "fabricgen==" not in text
+    # An unset FABRICGEN stops the job with the reason, before pip could look anything up.
+    done = subprocess.run(["sh", "-c", install.replace("pip install", "echo")], env={"FABRICGEN": ""},
+                          capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "set FABRICGEN at the top of this file" in done.stderr
     _first_commit_then_edit(repo, fabricgen_commit[2], BIN / "fabricgen")
 

@@ -72,3 +72,25 @@ def test_quick_start_puts_fabricgen_on_path_for_the_next_section(
     assert done.stdout.splitlines() == ["render exit 0", str(clone / ".venv" / "bin" / "fabricgen"),
                                         "check exit 0", "664"]
     assert "fabricgen: 1 fabric(s) valid" in done.stderr
+
+
+def test_setup_says_what_a_stock_debian_python_lacks(tmp_path: Path) -> None:
+    """Debian's python3 has no ensurepip without python3-venv, and `python3 -m venv` then fails
+    halfway; setup says so first (as root it installs the package with apt-get)."""
+    import shutil
+
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text('#!/bin/sh\n[ "$1" = -c ] && [ "$2" = "import ensurepip" ] && exit 1\nexit 9\n')
+    (bin_dir / "id").write_text("#!/bin/sh\necho 1000\n")  # not root: no apt-get
+    for tool in ("python3", "id"):
+        (bin_dir / tool).chmod(0o755)
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "scripts", project / "scripts")
+    done = subprocess.run(["bash", "scripts/setup.sh"], cwd=project, capture_output=True, text=True, check=False,
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert done.returncode == 1
+    assert done.stderr == ("setup: python3 -m venv needs ensurepip; on Debian or Ubuntu: sudo apt-get install "
+                           "python3-venv\n")
+    assert not (project / ".venv").exists()

@@ -43,7 +43,7 @@ class Pin:
 
     repo: str | None
     rev: str | None
-    requirement: str  # what `pip install` takes to install the same fabricgen
+    requirement: str  # what `pip install` takes to install the same fabricgen; "" when none is known
 
 
 def installed_pin() -> Pin:
@@ -51,7 +51,9 @@ def installed_pin() -> Pin:
     direct_url.json); a fabricgen installed from a directory or a wheel has none."""
     from importlib import metadata
 
-    fallback = Pin(None, None, f"fabricgen=={__version__}")
+    # No commit to pin: the CI files leave FABRICGEN empty, for the user to set. Never a bare
+    # package name: anyone who publishes a package of that name would run code in their pipelines.
+    fallback = Pin(None, None, "")
     try:
         text = metadata.distribution("fabricgen").read_text("direct_url.json")
     except metadata.PackageNotFoundError:
