@@ -428,3 +428,16 @@ def test_code_digest_follows_every_code_file(tmp_path: Path) -> None:
 
 def test_fast_path_reads_fabrics_as_the_loader_does() -> None:
     assert fast_path.MAX_FABRIC_BYTES == source.MAX_BYTES
+
+
+def test_a_cache_below_a_world_writable_directory_is_made_private(checkout: Path, tmp_path: Path) -> None:
+    """As the repo-server patch sets it up: FABRICGEN_CACHE_DIR below an emptyDir, which Kubernetes
+    creates 0777; the plugin makes its own directory 0700 there and answers from it."""
+    volume = tmp_path / "emptydir"
+    volume.mkdir()
+    volume.chmod(0o777)
+    env = {"FABRICGEN_CACHE_DIR": str(volume / "plugin")}
+    first, second = plugin(checkout, "hq", "lab", **env), plugin(checkout, "hq", "lab", **env)
+    assert first.code == second.code == 0 and not first.fast and second.fast
+    assert first.stdout == second.stdout
+    assert stat.S_IMODE((volume / "plugin").stat().st_mode) == 0o700
