@@ -102,9 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("mermaid", "dot", "svg"), default="mermaid",
                    help="mermaid (default; renders in GitHub/GitLab), dot, or svg (needs Graphviz `dot`)")
 
-    p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml")
+    p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml, or its reference")
     p.add_argument("-o", "--output", type=Path, default=None,
                    help="write to this file instead of stdout (exit 3 when that changed it)")
+    p.add_argument("--format", dest="fmt", choices=("json", "markdown"), default="json",
+                   help="json: the JSON schema (default); markdown: the fabric.yaml reference")
 
     p = _add_command_with_exit_codes(
         sub, "init", "write a new fabric repository: sample fabric, schema, pre-commit hooks, CI, output")
@@ -118,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = _add_command_with_exit_codes(sub, "rules", "list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="write to this file instead of stdout (exit 3 when that changed it)")
 
     _add_command_with_exit_codes(
         sub, "argocd-generate", "Argo CD plugin: print one zone's objects (zone and fabric from the environment)")
@@ -161,7 +165,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
         from fabricgen.commands import schema
 
-        return schema.run(output=args.output)
+        return schema.run(output=args.output, fmt=args.fmt)
     if args.command == "init":
         from fabricgen.commands import init
 
@@ -170,7 +174,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "rules":
         from fabricgen.commands import rules
 
-        return rules.run(markdown=args.markdown)
+        return rules.run(markdown=args.markdown, output=args.output)
     if args.command == "argocd-generate":
         from fabricgen import fast_path
 
