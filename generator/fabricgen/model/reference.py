@@ -46,17 +46,12 @@ def _type(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
         return _type(target, defs) if "enum" in target or "const" in target else "object"
     options = _options(schema)
     if options:
-        kinds = []
-        for option in options:
-            kind = _type(option, defs)
-            if kind not in kinds:
-                kinds.append(kind)
-        return " or ".join(kinds)
+        return " or ".join(dict.fromkeys(_type(option, defs) for option in options))
     if "const" in schema:
         return f"`{json.dumps(schema['const'])}`"
     if "enum" in schema:
         return " \\| ".join(f"`{value}`" for value in schema["enum"])
-    kind: Any = schema.get("type")
+    kind = schema.get("type")
     if kind == "array":
         return f"list of {_type(schema.get('items', {}), defs)}"
     if kind == "object":
