@@ -38,7 +38,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "output": ("pipeline",),
     "delivery": ("pipeline", "render", "model", "source", "serialise"),
     "review": ("pipeline", "report", "model", "source", "serialise"),
-    "live_state": ("pipeline", "report", "plan", "model", "source"),
+    "live_state": ("pipeline", "report", "plan", "model", "source", "serialise"),
     "scaffold": ("output", "pipeline", "render", "model"),
     "commands": ("scaffold", "live_state", "review", "delivery", "output", "report", "pipeline",
                  "validation", "model", "source", "serialise"),
