@@ -166,6 +166,10 @@ def read_objects(text: str, name: str) -> list[LiveObject]:
     stripped = text.lstrip()
     if not stripped:
         raise KubeInputError(f"{name}: empty; expected the output of `kubectl get ... -o yaml` (or -o json)")
+    first = stripped.splitlines()[0]
+    if first.lower().startswith(_KUBECTL_ERROR):
+        raise KubeInputError(f"{name}:1: this is a message of kubectl's ({first[:80]!r}), not objects; capture the "
+                             "output of a `kubectl get` that succeeded")
     documents = _json_documents(text, name) if stripped[0] in "{[" else _yaml_documents(text, name)
     objects: list[LiveObject] = []
     for doc, where in documents:
