@@ -163,6 +163,25 @@ def test_the_imported_lab_renders_the_objects_sites_lab_renders(tmp_path: Path) 
         assert ko.compare(obj, ours[key], fields="all").equal, key
 
 
+def test_the_captures_hold_what_the_upstream_schemas_allow() -> None:
+    """Every custom resource of the captures, status included, validates against its upstream CRD
+    (tests/crds, strict: an unknown field fails), as the API server would have stored it; and so do
+    the objects of the model for the NAT gateway sample."""
+    from test_k8s_schemas import crd_schemas, crd_validator
+
+    schemas = crd_schemas()
+    nat = live_cluster.live(build_file(REPO / "sites" / "nat" / "fabric.yaml").objects("hq"), "hq", harvester=True)
+    captured = [o.body for path in CLUSTERS.values() for o in ko.read_objects(path.read_text(), path.name)]
+    checked = 0
+    for obj in captured + nat:
+        key = (obj["apiVersion"], obj["kind"])
+        if key in schemas:
+            errors = [f"{list(e.absolute_path)}: {e.message}" for e in crd_validator(*key).iter_errors(obj)]
+            assert errors == [], (key, obj["metadata"]["name"])
+            checked += 1
+    assert checked >= 40
+
+
 def test_the_text_report_has_the_table_and_the_verdict(tmp_path: Path) -> None:
     code, out, err = run_import(site(tmp_path), dict(CLUSTERS))
     assert code == 0
@@ -555,3 +574,80 @@ def test_from_a_fabric_repository_with_fabricgen_on_path(tmp_path: Path) -> None
         vpc = next(o for o in objects if o["kind"] == "Vpc" and o["metadata"]["name"] == "ovn-cluster")
         assert {r["cidr"]: r["nextHopIP"] for r in vpc["spec"]["staticRoutes"]} == LAB_NEXT_HOPS
         assert any(o["kind"] == "Subnet" and o["metadata"]["name"] == "backbone-hq" for o in objects)
+
+
+# ---------------------------------------------------------------- any capture: an answer, never a crash
+def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [at]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _paths(item, (*at, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _paths(item, (*at, i))
+    return out
+
+
+def _replace(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    if not at:
+        return new
+    value[at[0]] = _replace(value[at[0]], at[1:], new)
+    return value
+
+
+ODD = [None, 0, 7, True, "", "x", "10.0.0.1", "10.0.0.0/8", "a/b.c", "dr", "ovn-cluster", "169.254.100.23",
+       [], {}, ["x"], {"a": 1}, "Ünïcode\u202e", "ip4.dst == 172.30.20.0/24", "backbone-dr.default.ovn"]
+
+
+FUZZ_EXAMPLES = int(os.environ.get("FABRICGEN_FUZZ_EXAMPLES", "0"))
+
+
+@pytest.mark.parametrize("cluster", ["dr", "hq"])
+def test_any_edit_of_a_capture_gives_an_answer_never_a_crash(cluster: str) -> None:
+    """Values of every kind at every place of a cluster's capture: import maps it (the proof says
+    how it compares), or the fabric has located errors, or the input is refused with an error of its
+    own; it never fails inside."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from fabricgen.adopt import document, inputs, mapping
+    from fabricgen.adopt import proof as adopt_proof
+    from fabricgen.errors import FabricgenError
+    from fabricgen.source.reader import parse
+    from fabricgen.validation.validator import validate
+
+    docs = documents(CLUSTERS[cluster])
+    paths = [p for p in _paths(docs) if p]
+    texts = {name: path.read_text() for name, path in CLUSTERS.items() if name != cluster}
+
+    outcomes: dict[str, int] = {}
+
+    @settings(max_examples=FUZZ_EXAMPLES or 30, derandomize=True, database=None, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(st.tuples(st.sampled_from(paths), st.sampled_from(ODD)), min_size=1, max_size=4))
+    def check(edits: list[tuple[tuple[Any, ...], Any]]) -> None:
+        edited_docs = json.loads(json.dumps(docs))
+        for at, value in edits:
+            try:
+                _replace(edited_docs, at, json.loads(json.dumps(value)))
+            except (KeyError, IndexError, TypeError):
+                continue
+        capture = "".join(json.dumps(d) + "\n" for d in edited_docs)
+        try:
+            live = inputs.from_texts([*((n, [(n, t)]) for n, t in texts.items()), (cluster, [("c.json", capture)])],
+                                     ("show.txt", SHOW.read_text()), ("options", OPTIONS.read_text()))
+            imported = mapping.build(live, "lab")
+        except FabricgenError:
+            outcomes["refused"] = outcomes.get("refused", 0) + 1
+            return
+        text = document.text(imported, "../../schemas/fabric.schema.json", ["x"], "fabric.yaml")
+        source, _found = parse(text, "fabric.yaml")
+        assert source is not None
+        model, diagnostics = validate(source)
+        valid = model is not None and not any(d.is_error for d in diagnostics)
+        result = adopt_proof.prove(imported, model, "fabric.yaml", valid=valid)
+        outcome = "exact" if result.exact and valid else "invalid" if not valid else "not exact"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+    check()
+    assert outcomes.get("not exact", 0) + outcomes.get("invalid", 0) > 0, outcomes  # the edits reached the proof

@@ -10,6 +10,7 @@ items without apiVersion and kind).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -145,6 +146,9 @@ def test_kubectls_own_json_printer_is_read(tmp_path: Path) -> None:
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n", "has no metadata.name"),
     ("kind: ConfigMap\nmetadata: {name: x}\n", "has no apiVersion"),
     ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "`items` of this List is a dict"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: [a]}\n", "metadata.labels of another shape"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, annotations: {a: 1}, namespace: 3}\n",
+     "metadata.annotations, metadata.namespace of another shape"),
     ("apiVersion: v1\nkind: List\nitems: [3]\n", "item 1 of the List is a number"),
     ("a: &x {b: 1}\nc: *x\n", "anchors and aliases"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: !thing {name: x}\n", "YAML tag !thing"),
@@ -268,7 +272,8 @@ def test_a_missing_route_and_a_missing_policy_are_named() -> None:
     live = vpc([route("172.30.20.0/24", "169.254.100.23")], [], partial=False)
     del live["spec"]["policyRoutes"]  # omitempty: an empty list is not written back
     (difference,) = ko.compare(rendered, live).differences
-    assert difference.kind == "missing" and difference.path == "spec.policyRoutes"
+    assert difference.kind == "missing"
+    assert difference.path == "spec.policyRoutes[priority=31000,match=ip4.dst == 172.30.20.0/24]"
     live["spec"]["policyRoutes"] = [{"action": "allow", "match": "ip4.dst == 172.30.30.0/24", "priority": 31000}]
     kinds = [(d.kind, d.path) for d in ko.compare(rendered, live).differences]
     assert kinds == [("missing", "spec.policyRoutes[priority=31000,match=ip4.dst == 172.30.20.0/24]"),
@@ -332,3 +337,61 @@ def test_lists_outside_kube_ovn_specs_keep_their_order() -> None:
 def test_compare_refuses_two_different_objects() -> None:
     with pytest.raises(ValueError, match="is not"):
         ko.compare(SUBNET_RENDERED, {**SUBNET_LIVE, "metadata": {"name": "other"}})
+
+
+def test_a_live_object_without_the_section_names_each_missing_field() -> None:
+    rendered = vpc([route("172.30.20.0/24", "169.254.100.23")], [])
+    live = {"apiVersion": "kubeovn.io/v1", "kind": "Vpc", "metadata": {"name": "ovn-cluster"}, "status": {}}
+    assert [(d.kind, d.path) for d in ko.compare(rendered, live).differences] == [
+        ("missing", "spec.staticRoutes[cidr=172.30.20.0/24]")]
+    assert ko.compare(vpc([], []), live).equal  # empty lists: what Kube-OVN writes as nothing
+
+
+def test_a_list_of_scalars_names_its_items_by_value() -> None:
+    live = {**SUBNET_LIVE, "spec": {**SUBNET_LIVE["spec"], "excludeIps": ["172.30.10.1", "172.30.10.9"]}}
+    rendered = {**SUBNET_RENDERED, "spec": {**SUBNET_RENDERED["spec"], "excludeIps": ["172.30.10.1", "172.30.10.2"]}}
+    found = [(d.kind, d.path, d.at[-1]) for d in ko.compare(rendered, live).differences]
+    assert found == [("missing", "spec.excludeIps[=172.30.10.2]", {"": "172.30.10.2"}),
+                     ("extra", "spec.excludeIps[=172.30.10.9]", {"": "172.30.10.9"})]
+
+
+def test_any_text_is_read_or_refused_never_a_crash() -> None:
+    """Random text, and kubectl output with lines dropped or doubled: objects, or a KubeInputError."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from conftest import REPO
+
+    lines = (REPO / "tests" / "data" / "import" / "lab" / "edge.yaml").read_text().splitlines(keepends=True)[:400]
+
+    @st.composite
+    def damaged(draw: st.DrawFn) -> str:
+        out = list(lines)
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.integers(0, len(out) - 1))
+            action = draw(st.sampled_from(["drop", "double", "indent", "cut"]))
+            if action == "drop":
+                del out[i]
+            elif action == "double":
+                out.insert(i, out[i])
+            elif action == "indent":
+                out[i] = " " + out[i]
+            else:
+                out[i] = out[i][: len(out[i]) // 2] + "\n"
+        return "".join(out)
+
+    examples = int(os.environ.get("FABRICGEN_FUZZ_EXAMPLES", "0")) or 60
+
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(st.one_of(damaged(), st.text(max_size=300), st.text(alphabet="{}[]:,-\"' \n\tab1&*!#", max_size=200)))
+    def check(text: str) -> None:
+        try:
+            objects = ko.read_objects(text, "f.yaml")
+        except ko.KubeInputError as exc:
+            assert str(exc).startswith("f.yaml")
+            return
+        for obj in objects:
+            assert ko.compare(obj.body, obj.body, fields="all").equal
+
+    check()

@@ -20,7 +20,7 @@ from fabricgen.report import FORMATS
 
 EPILOG = """\
 exit codes:
-  0    success; output up to date
+  0    success; output up to date (import: written, valid, the round trip exact)
   1    invalid fabric (every problem reported, nothing written) or unusable output path;
        import: the input was refused (nothing written), or the new fabric has errors (written)
   2    usage error

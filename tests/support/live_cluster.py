@@ -190,8 +190,10 @@ def live(objects: list[dict[str, Any]], cluster: str, *, harvester: bool, pod: s
         elif kind == "Configuration":
             configuration(obj, pod, join, service)
             finalizer = "finalizer.kubeovn.io/configuration"
-        elif kind in ("ProviderNetwork", "Vlan"):
-            obj["status"] = {"ready": True, "readyNodes": [f"{cluster}-node-1"]}
+        elif kind == "ProviderNetwork":
+            obj["status"] = {"ready": True, "readyNodes": [f"{cluster}-node-1"], "vlans": ["vpc-external"]}
+        elif kind == "Vlan":
+            obj["status"] = {"subnets": ["ovn-vpc-external-network"], "conflict": False}
         server_metadata(obj, cluster, applied=kind not in ("Vpc",) or obj["metadata"]["name"] != "ovn-cluster",
                         finalizer=finalizer)
         out.append(obj)

@@ -151,9 +151,17 @@ def _first_ipv4_network(value: Any) -> IPv4Network | None:
     return next((n for n in map(_network, value.split(",")) if n is not None), None)
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """A mapping of the live object, or {} when it holds anything else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _spec(obj: ko.LiveObject) -> dict[str, Any]:
-    spec = obj.body.get("spec")
-    return spec if isinstance(spec, dict) else {}
+    return _dict(obj.body.get("spec"))
 
 
 def _data(obj: ko.LiveObject) -> dict[str, Any]:
@@ -162,8 +170,7 @@ def _data(obj: ko.LiveObject) -> dict[str, Any]:
 
 
 def _labels(obj: ko.LiveObject) -> dict[str, Any]:
-    labels = (obj.body.get("metadata") or {}).get("labels")
-    return labels if isinstance(labels, dict) else {}
+    return _dict(_dict(obj.body.get("metadata")).get("labels"))
 
 
 def _nad_config(nad: ko.LiveObject) -> dict[str, Any]:
@@ -382,7 +389,7 @@ class _Mapper:
             config = zone.cluster.objects.get(CONFIGURATION)
             tunnel = None
             if config is not None:
-                tunnel = (_spec(config).get("networking") or {}).get("tunnelType")
+                tunnel = _dict(_spec(config).get("networking")).get("tunnelType")
             if tunnel is None:
                 encaps = {t for g in self.live.show.gateways if g.zone == zone.name for t, _ip in g.encaps}
                 tunnel = next(iter(encaps)) if len(encaps) == 1 else None
@@ -449,7 +456,7 @@ class _Mapper:
     def node_at(self, address: IPv4Address) -> tuple[str | None, str | None]:
         for cluster in self.live.clusters:
             for node in self.of_kind(cluster, "", "Node"):
-                addresses = (node.body.get("status") or {}).get("addresses") or []
+                addresses = _list(_dict(node.body.get("status")).get("addresses"))
                 if any(isinstance(a, dict) and a.get("type") == "InternalIP" and _address(a.get("address")) == address
                        for a in addresses):
                     name = _node_name(node.id.name)
@@ -463,7 +470,7 @@ class _Mapper:
         versions: list[tuple[tuple[int, ...], str]] = []
         for zone in self.zones:
             config = zone.cluster.objects.get(CONFIGURATION)
-            tag = (((_spec(config).get("global") or {}).get("images") or {}).get("kubeovn") or {}).get("tag") \
+            tag = _dict(_dict(_dict(_spec(config).get("global")).get("images")).get("kubeovn")).get("tag") \
                 if config is not None else None
             match = re.fullmatch(r"v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?", str(tag or ""))
             if match:
@@ -478,7 +485,7 @@ class _Mapper:
         if config is not None:
             self.use(cluster, CONFIGURATION, "rendered",
                      f"zone {zone.name}: enableIC (fabricgen sets only its own fields)", zone.name)
-            components = _spec(config).get("components") or {}
+            components = _dict(_spec(config).get("components"))
             if components.get("enableIC") is not True:
                 self.conflict(cluster, CONFIGURATION, "enableIC is not true, but ovn-ic-config enables the "
                               "interconnection: Kube-OVN runs no ovn-ic controller without it", zone.name)
@@ -500,8 +507,8 @@ class _Mapper:
     def cluster_networks(self, zone: _Zone) -> cy.Map:
         cluster = zone.cluster
         config = cluster.objects.get(CONFIGURATION)
-        ipv4 = (_spec(config).get("ipv4") or {}) if config is not None else {}
-        networking = (_spec(config).get("networking") or {}) if config is not None else {}
+        ipv4 = _dict(_spec(config).get("ipv4")) if config is not None else {}
+        networking = _dict(_spec(config).get("networking")) if config is not None else {}
         out = cy.Map()
         subnets = self.of_kind(cluster, "kubeovn.io", "Subnet")
         default = next((s for s in subnets if _spec(s).get("default") is True), None)
@@ -534,7 +541,7 @@ class _Mapper:
         canal = cluster.objects.get(CANAL)
         primary = None
         if canal is not None:
-            values_set = _spec(canal).get("set") or {}
+            values_set = _dict(_spec(canal).get("set"))
             primary = _first_ipv4_network(values_set.get("global.clusterCIDRv4")) or \
                 _first_ipv4_network(values_set.get("global.clusterCIDR"))
             self.use(cluster, CANAL, "read", f"read: Canal's pod range, zones[{zone.index}].cluster.primaryPodCIDR",
@@ -550,7 +557,7 @@ class _Mapper:
         """The zone's backbone Subnet (see the module docstring); False, with a conflict, if it has none."""
         cluster = zone.cluster
         config = cluster.objects.get(CONFIGURATION)
-        networking = (_spec(config).get("networking") or {}) if config is not None else {}
+        networking = _dict(_spec(config).get("networking")) if config is not None else {}
         own = {str(networking.get("nodeSubnet") or "join"), EXTERNAL_NETWORK}
         candidates = []
         for subnet in self.of_kind(cluster, "kubeovn.io", "Subnet"):
@@ -640,7 +647,7 @@ class _Mapper:
         derived_cidrs = {c for c, _h in derived}
         spec = _spec(vpc)
         statics, policies = cy.Seq(), cy.Seq()
-        for route in spec.get("staticRoutes") or []:
+        for route in _list(spec.get("staticRoutes")):
             if not isinstance(route, dict):
                 continue
             cidr, hop = str(route.get("cidr", "")), str(route.get("nextHopIP", ""))
@@ -670,7 +677,7 @@ class _Mapper:
             if policy == "policySrc":
                 entry.add("policy", policy)
             statics.add(entry)
-        for rule in spec.get("policyRoutes") or []:
+        for rule in _list(spec.get("policyRoutes")):
             if not isinstance(rule, dict):
                 continue
             priority, match, action = rule.get("priority"), rule.get("match"), rule.get("action")
@@ -722,7 +729,7 @@ class _Mapper:
             self.use(cluster, vpc.id, "rendered", f"zone {zone.name}: tenant VPC", zone.name)
             spec = _spec(vpc)
             doc = cy.Map().add("name", name)
-            namespaces = [n for n in spec.get("namespaces") or [] if _label(n)]
+            namespaces = [n for n in _list(spec.get("namespaces")) if _label(n)]
             if namespaces:
                 doc.add("namespaces", cy.Seq([cy.Item(n) for n in namespaces], flow=True))
             subnet_docs = cy.Seq()
@@ -803,7 +810,7 @@ class _Mapper:
         cluster = zone.cluster
         sides: dict[tuple[str, str], IPv4Interface | None] = {}
         for name, (vpc, _cidrs) in imported.items():
-            for peering in _spec(vpc).get("vpcPeerings") or []:
+            for peering in _list(_spec(vpc).get("vpcPeerings")):
                 if not isinstance(peering, dict):
                     continue
                 remote = str(peering.get("remoteVpc", ""))
@@ -844,7 +851,7 @@ class _Mapper:
             derived[name].add(("0.0.0.0/0", lan_ip))
         for name, (vpc, _cidrs) in imported.items():
             spec = _spec(vpc)
-            for route in spec.get("staticRoutes") or []:
+            for route in _list(spec.get("staticRoutes")):
                 if not isinstance(route, dict):
                     continue
                 key = (str(route.get("cidr", "")), str(route.get("nextHopIP", "")))
@@ -879,13 +886,13 @@ class _Mapper:
             lan_ips[vpc_name] = str(lan_ip)
             doc = cy.Map().add("name", gw.id.name).add("subnet", subnet).add("lanIp", str(lan_ip))
             selector = cy.Map()
-            for entry in spec.get("selector") or []:
+            for entry in _list(spec.get("selector")):
                 key, sep, value = str(entry).partition(":")
                 if sep:
                     selector.add(key.strip(), value.strip())
             if selector.entries:
                 doc.add("selector", selector)
-            if list(spec.get("externalSubnets") or []) != [EXTERNAL_NETWORK]:
+            if _list(spec.get("externalSubnets")) != [EXTERNAL_NETWORK]:
                 self.unexpressed(cluster, gw.id, f"externalSubnets other than [{EXTERNAL_NETWORK}]")
             eip_docs, names = cy.Seq(), set()
             for eip in eips:
@@ -983,7 +990,7 @@ class _Mapper:
         if vlan_id:
             out.add("vlanId", vlan_id)
         out.add("cidr", str(cidr)).add("gateway", str(gateway))
-        excluded = [str(e) for e in spec.get("excludeIps") or [] if str(e) != str(gateway)]
+        excluded = [str(e) for e in _list(spec.get("excludeIps")) if str(e) != str(gateway)]
         if excluded:
             out.add("excludeIps", cy.Seq([cy.Item(e) for e in excluded], flow=True))
         return out

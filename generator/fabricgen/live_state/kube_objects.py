@@ -56,7 +56,12 @@ Comparing
 ---------
 `compare(rendered, live, fields=...) -> Comparison` compares one object fabricgen renders with
 its live counterpart, after `normalise` of both, and returns every difference at field level
-(`FieldDifference`: `path`, `at` (the path as a list), `rendered`, `live`, `kind`):
+(`FieldDifference`: `path`, `at` (the path as a list), `rendered`, `live`, `kind`). A path
+names map keys (`metadata.labels['network.harvesterhci.io/type']`), list positions
+(`spec.template.spec.containers[0]`) and list items by their key fields
+(`spec.staticRoutes[cidr=172.30.20.0/24].nextHopIP`) or, for a list of scalars, by value
+(`spec.excludeIps[=172.30.10.9]`); in `at` an item is a mapping of those fields (`{"": value}`
+for a scalar). The kinds:
 
 - `changed`: both have the field, with other values; `missing`: the rendered object sets it,
   the live one lacks it; `extra`: the live object has it, the rendered one does not set it.
@@ -365,6 +370,14 @@ def _one(obj: Any, where: str, what: str) -> LiveObject:
         missing.append("metadata.name")
     if missing:
         raise KubeInputError(f"{where}: {what} has no {', '.join(missing)}; not an object as kubectl prints it")
+    assert isinstance(meta, dict)
+    wrong = [f"metadata.{k}" for k in ("labels", "annotations")
+             if k in meta and not (isinstance(meta[k], dict) and all(isinstance(v, str) for v in meta[k].values()))]
+    if "namespace" in meta and not isinstance(meta["namespace"], str):
+        wrong.append("metadata.namespace")
+    if wrong:
+        raise KubeInputError(f"{where}: {what} has {', '.join(wrong)} of another shape than the API server keeps "
+                             "(a map of strings, a string); not an object as kubectl prints it")
     return LiveObject(identify(obj), obj, where)
 
 
@@ -420,8 +433,8 @@ def normalise(obj: Mapping[str, Any]) -> dict[str, Any]:
                 if mkey not in value:
                     continue
                 mvalue = value[mkey]
-                if mkey in ("labels", "annotations"):
-                    kept = {str(k): v for k, v in (mvalue or {}).items()
+                if mkey in ("labels", "annotations") and isinstance(mvalue, Mapping):
+                    kept = {str(k): v for k, v in mvalue.items()
                             if not _bookkeeping(str(k), v, label=mkey == "labels")}
                     if kept:
                         meta[mkey] = kept
@@ -709,6 +722,13 @@ def _compare_value(r: Any, lv: Any, at: tuple[PathPart, ...], ctx: _Context, sco
         return
     if lv is MISSING:
         if ctx.kubeovn_spec(at) and _is_zero(r):
+            return
+        if isinstance(r, Mapping) and r:  # name each field the live object lacks
+            for key, value in r.items():
+                _compare_value(value, MISSING, (*at, key), ctx, scope)
+            return
+        if isinstance(r, list) and ctx.kubeovn_spec(at):  # an empty list is not written back: name each item
+            _compare_list(r, [], at, ctx)
             return
         ctx.out.append(FieldDifference(at, r, MISSING))
         return
