@@ -990,7 +990,15 @@ class _Mapper:
         if vlan_id:
             out.add("vlanId", vlan_id)
         out.add("cidr", str(cidr)).add("gateway", str(gateway))
-        excluded = [str(e) for e in _list(spec.get("excludeIps")) if str(e) != str(gateway)]
+        excluded = []
+        for entry in _list(spec.get("excludeIps")):
+            low, _sep, high = str(entry).partition("..")
+            first = _address(low)
+            last = _address(high) if high else first
+            if first is None or last is None or last < first:
+                self.unexpressed(cluster, subnet.id, f"excludeIps entry {_p(entry)!r}: not an address or FIRST..LAST")
+            elif str(entry) != str(gateway):
+                excluded.append(str(entry))
         if excluded:
             out.add("excludeIps", cy.Seq([cy.Item(e) for e in excluded], flow=True))
         return out
