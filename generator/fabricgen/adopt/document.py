@@ -17,19 +17,22 @@ from fabricgen.source.reader import parse
 WIDTH = 96
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+
 def header(imported: Imported, schema: str, sources: list[str]) -> list[str]:
     lines = [f"yaml-language-server: $schema={printable(schema)}", ""]
-    lines += textwrap.wrap("Written by `fabricgen import` from the running fabric: " + "; ".join(sources) + ".",
-                           WIDTH)
-    lines += textwrap.wrap("Routes fabricgen derives itself (between the zones' backbones, between peered VPCs, "
-                           "to a NAT gateway) are left out; `fabricgen render` writes them. Review it: "
-                           "`fabricgen import` printed how every live object compares with what this file "
-                           "renders, and `fabricgen validate` checks it.", WIDTH)
+    lines += _wrap("Written by `fabricgen import` from the running fabric: " + "; ".join(sources) + ".", WIDTH)
+    lines += _wrap("Routes fabricgen derives itself (between the zones' backbones, between peered VPCs, "
+                   "to a NAT gateway) are left out; `fabricgen render` writes them. Review it: "
+                   "`fabricgen import` printed how every live object compares with what this file "
+                   "renders, and `fabricgen validate` checks it.", WIDTH)
     if imported.notes:
         lines.append("")
         lines.append("Not seen in the captures, or left as it runs:")
         for note in imported.notes:
-            wrapped = textwrap.wrap(note, WIDTH - 2)
+            wrapped = _wrap(note, WIDTH - 2) or [""]
             lines += [f"- {wrapped[0]}", *(f"  {w}" for w in wrapped[1:])]
     return lines
 
