@@ -1,4 +1,4 @@
-"""Command line: `fabricgen {validate,render,diff,transit,verify,graph,schema,init,rules,argocd-generate,krm} ...`.
+"""Command line: `fabricgen {validate,render,diff,transit,verify,graph,import,schema,init,rules,...} ...`.
 
 `main(argv) -> int` parses arguments, calls one command module with keyword
 arguments, and maps every exception to an exit code in one place.
@@ -20,11 +20,13 @@ from fabricgen.report import FORMATS
 
 EPILOG = """\
 exit codes:
-  0    success; output up to date
-  1    invalid fabric (every problem reported, nothing written) or unusable output path
+  0    success; output up to date (import: written, valid, the round trip exact)
+  1    invalid fabric (every problem reported, nothing written) or unusable output path;
+       import: the input was refused (nothing written), or the new fabric has errors (written)
   2    usage error
   3    render changed files, --check found the output out of date, schema -o changed the
-       file, diff found changes, or transit found stale transit addresses
+       file, diff found changes, transit found stale transit addresses, or import's round
+       trip is not exact
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   5    verify: a pair of AZs is not delivered in the OVN lab
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
@@ -102,6 +104,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("mermaid", "dot", "svg"), default="mermaid",
                    help="mermaid (default; renders in GitHub/GitLab), dot, or svg (needs Graphviz `dot`)")
 
+    p = _add_command_with_exit_codes(
+        sub, "import", "write a new fabric.yaml from a running fabric, and prove the round trip (exit 3 if not exact)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC", help="the fabric to write; it must not exist")
+    p.add_argument("--cluster", dest="clusters", action="append", default=[], required=True, metavar="NAME=FILE",
+                   help="a cluster's `kubectl get ... -o yaml` (or -o json) output; repeat per cluster and per file")
+    p.add_argument("--show", type=Path, required=True, metavar="FILE",
+                   help="the output of `ovn-ic-sbctl show` (the transit addresses and gateways)")
+    p.add_argument("--ic-nb-options", dest="ic_nb", type=Path, default=None, metavar="FILE",
+                   help="the output of `ovn-ic-nbctl get IC_NB_Global . options` (vxlan_mode)")
+    p.add_argument("--site", default=None, help="metadata.name (default: the fabric's directory name)")
+    p.add_argument("--format", dest="fmt", choices=("text", "json"), default="text")
+
     p = _add_command_with_exit_codes(sub, "schema", "print (or write) the JSON schema of fabric.yaml, or its reference")
     p.add_argument("-o", "--output", type=Path, default=None,
                    help="write to this file instead of stdout (exit 3 when that changed it)")
@@ -162,6 +176,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import graph
 
         return graph.run(fabric=args.fabric, fmt=args.fmt)
+    if args.command == "import":
+        from fabricgen.commands import import_
+
+        return import_.run(fabric=args.fabric, clusters=args.clusters, show=args.show, ic_nb=args.ic_nb,
+                           site=args.site, fmt=args.fmt)
     if args.command == "schema":
         from fabricgen.commands import schema
 

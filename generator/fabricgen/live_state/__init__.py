@@ -1,12 +1,14 @@
 """Live state: what a running OVN-IC holds, compared with the fabric and proven in a lab.
 
 - `icsb_show`: the text of `ovn-ic-sbctl show`, parsed.
+- `kube_objects`: what `kubectl get -o yaml|json` prints, read, normalised (what the API server,
+  admission and Kube-OVN add) and compared with rendered objects field by field.
 - `transit`: each zone's transit-switch address in the fabric against the IC southbound.
 - `verification`: the `verify` matrix of a proof, as text, Markdown and JSON.
 - `lab/`: a throwaway OVN-IC lab of real OVN daemons that proves rendered routes.
 
-Nothing here is imported unless `fabricgen transit`, `verify` or `diff` (or a test) runs.
+Nothing here is imported unless `fabricgen transit`, `verify`, `diff` or `import` (or a test) runs.
 
 May import: `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`, `fabricgen.model`,
-`fabricgen.source`, and the shared `errors`, `exit_codes`, `diagnostics`.
+`fabricgen.source`, `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

@@ -7,6 +7,7 @@
 - `private_cache`: fabricgen's own cache, outside the repository: the render record of each
   site directory and the Argo CD plugin's output (standard library only).
 - `git_index`: the fabrics and rendered trees git tracks (`render --all`), read from the index.
+- `new_file`: a file that must not exist yet (the fabric `import` writes), created atomically.
 
 May import: `fabricgen.pipeline` (and what it builds on), `fabricgen.serialise`, and the
 shared `errors`, `exit_codes`, `diagnostics`.

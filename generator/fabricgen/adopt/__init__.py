@@ -1,0 +1,19 @@
+"""Adoption: a fabric.yaml written from a running fabric (`fabricgen import`), with its proof.
+
+- `inputs`: what a user captures with stock commands, read and checked: per cluster the output
+  of `kubectl get ... -o yaml|json`, one `ovn-ic-sbctl show`, optionally the IC northbound
+  options. A second input format (a capture directory) produces the same `LiveInput`.
+- `mapping`: the live objects turned into a fabric: zones, the interconnection, backbones,
+  default-VPC routes fabricgen would not derive, tenant VPCs and peerings, NAT gateways; and
+  what became of every live object.
+- `document`: the fabric as a commented YAML document.
+- `proof`: the imported fabric rendered and compared with the live objects, object by object:
+  imported, partial, conflict, unmapped, added.
+- `summary`: the proof as text and JSON.
+
+Nothing here writes a file; `fabricgen.output.new_file` does.
+
+May import: `fabricgen.live_state`, `fabricgen.pipeline`, `fabricgen.report`,
+`fabricgen.validation`, `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`,
+`fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
+"""
