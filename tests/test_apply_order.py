@@ -376,7 +376,7 @@ def old_waves(objects: list[Obj]) -> Callable[[Obj], int]:
     def wave(obj: Obj) -> int:
         kind, meta, spec = obj["kind"], obj["metadata"], obj.get("spec", {})
         name = meta["name"]
-        if kind in ("Deployment", "Job") or name == "fabricgen-ic-db-setup":
+        if kind in ("Deployment", "Job", "Namespace") or name == "fabricgen-ic-db-setup":
             return -1
         if kind == "Configuration":
             return 0
