@@ -104,7 +104,8 @@ def test_line_breaks_cannot_be_written(value: str) -> None:
 
 CONF_KEYS = {
     "default.mtu", "default.encap-type", "default.encap-port", "default.cluster-subnets", "default.monitor-all",
-    "kubernetes.apiserver", "kubernetes.service-cidrs", "kubernetes.host-network-namespace", "ovnnorth.address", "ovnsouth.address", "gateway.mode",
+    "kubernetes.apiserver", "kubernetes.service-cidrs", "kubernetes.host-network-namespace",
+    "ovnnorth.address", "ovnsouth.address", "gateway.mode",
     "ovnkubernetesfeature.enable-interconnect",
 }
 SSL_KEYS = {f"{side}.{key}" for side in ("ovnnorth", "ovnsouth")
