@@ -20,6 +20,7 @@ DEBIAN_PACKAGES=(
   frr                  # vtysh --dryrun for BGP snippets
   nftables             # nft -c for firewall rule files
   graphviz             # dot: fabricgen graph --format svg
+  lua5.1               # the Argo CD health checks, as gopher-lua (Lua 5.1) runs them
 )
 
 if [ "$want_test" = 1 ]; then

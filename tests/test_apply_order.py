@@ -9,7 +9,11 @@ Apply order
   sync wave, then `kindOrder`, where every custom kind is 0, then name) and
   `pkg/sync/sync_context.go` (the dry run before a sync is client-side, so admission is not
   consulted; `runTasks` applies one wave, and within it each run of one kind concurrently
-  (`processCreateTasks`); the next wave starts once the previous one is healthy).
+  (`processCreateTasks`); the next wave starts once no task of the previous one is running,
+  and a task is running only while its object has a health check that does not say Healthy:
+  without one, `health.GetResourceHealth` returns nil and the task succeeds at once). This
+  file replays admission only; `test_readiness_replay.py` replays the waiting, with the health
+  checks fabricgen delivers.
 - Flux, fluxcd/pkg `ssa/manager_apply.go` (`ApplyAllStaged` then `ApplyAll`: every object of
   one Kustomization is dry-run server-side, so through admission, before any is applied) and
   fluxcd/kustomize-controller (a Kustomization waits for every `dependsOn` to be Ready, which
@@ -30,8 +34,8 @@ Admission and controller preconditions
   IptablesEIP).
 - Controllers that wait for another object: kube-ovn `pkg/controller/vlan.go` (a Vlan's
   ProviderNetwork), `pkg/controller/subnet.go` (a Subnet's Vlan), `pkg/controller/
-  vpc_nat_gw_eip.go` (an IptablesEIP's gateway pod), the kubeovn-operator (`ovn-ic-config` is
-  read once IC is enabled by fabricgen's Configuration), and a Job's script ConfigMap.
+  vpc_nat_gw_eip.go` (an IptablesEIP's gateway pod), and the kubeovn-operator (`ovn-ic-config`
+  is read once IC is enabled by fabricgen's Configuration).
   The replay asks them to hold before the object is applied, as admission does.
 """
 
@@ -83,6 +87,7 @@ def preinstalled() -> dict[Identity, Obj]:
         {"kind": "Subnet", "metadata": {"name": "join"}, "spec": {"provider": "ovn", "vpc": "ovn-cluster"}},
         {"kind": "ConfigMap", "metadata": {"name": "ovn-vpc-nat-config", "namespace": KUBE_SYSTEM}, "data": {}},
         {"kind": "Configuration", "metadata": {"name": "kubeovn", "namespace": KUBE_SYSTEM}, "spec": {}},
+        *({"kind": "Namespace", "metadata": {"name": n}} for n in ("default", KUBE_SYSTEM, "ovn-kubernetes")),
     ]
     return {ident(o): o for o in objs}
 
@@ -192,16 +197,19 @@ def controller_waits(obj: Obj, c: Cluster) -> str | None:
     if kind == "ConfigMap" and meta["name"] == "ovn-ic-config" \
             and ("Configuration", KUBE_SYSTEM, "kubeovn") not in c.applied:
         return "kubeovn-operator: IC is not enabled yet (fabricgen's Configuration not applied)"
-    if kind == "Job":
-        for volume in spec["template"]["spec"].get("volumes", []):
-            ref = volume.get("configMap")
-            if ref and c.get("ConfigMap", meta["namespace"], ref["name"]) is None:
-                return f"job: ConfigMap {ref['name']} not found"
+    return None
+
+
+def namespace_lifecycle(obj: Obj, c: Cluster) -> str | None:
+    """The API server admits no object into a namespace that does not exist."""
+    ns = obj["metadata"].get("namespace")
+    if ns and c.get("Namespace", "", ns) is None:
+        return f"namespaces {ns!r} not found"
     return None
 
 
 def denies(obj: Obj, c: Cluster) -> str | None:
-    checks: list[Callable[[Obj, Cluster], str | None]] = [controller_waits]
+    checks: list[Callable[[Obj, Cluster], str | None]] = [namespace_lifecycle, controller_waits]
     if c.platform in ("harvester", "kube-ovn"):
         checks.append(kube_ovn_denies)
     if c.platform == "harvester":
@@ -242,13 +250,16 @@ def replay_flux(kustomizations: list[list[Obj]], platform: str) -> list[str]:
     cluster = Cluster(platform)
     failures: list[str] = []
     for objects in kustomizations:
-        found = [(o, denies(o, cluster)) for o in objects]  # the dry run: all before any apply
-        denied = [f"{label(o)}: {why}" for o, why in found if why]
-        if denied:
-            failures += denied
-            break  # nothing of this Kustomization is applied, and its dependents never start
-        for obj in objects:
-            cluster.apply(obj)
+        # ApplyAllStaged: Namespaces (and CRDs, ClusterRoles) are applied and waited for first.
+        first = [o for o in objects if o["kind"] == "Namespace"]
+        rest = [o for o in objects if o["kind"] != "Namespace"]
+        for group in (first, rest):
+            found = [(o, denies(o, cluster)) for o in group]  # the dry run: all before any apply
+            denied = [f"{label(o)}: {why}" for o, why in found if why]
+            if denied:
+                return failures + denied  # nothing more is applied, and its dependents never start
+            for obj in group:
+                cluster.apply(obj)
     return failures
 
 
@@ -365,7 +376,7 @@ def old_waves(objects: list[Obj]) -> Callable[[Obj], int]:
     def wave(obj: Obj) -> int:
         kind, meta, spec = obj["kind"], obj["metadata"], obj.get("spec", {})
         name = meta["name"]
-        if kind in ("Deployment", "Job") or name == "fabricgen-ic-db-setup":
+        if kind in ("Deployment", "Job", "Namespace") or name == "fabricgen-ic-db-setup":
             return -1
         if kind == "Configuration":
             return 0
@@ -405,6 +416,17 @@ def test_old_flux_layout_fails_the_first_reconciliation() -> None:
         assert any(f.startswith("Subnet backbone-hq: subnet validator: nad") for f in failures), failures
 
 
+def test_without_its_namespace_the_whole_first_stage_fails() -> None:
+    """A NAD in namespace prod and nothing that creates prod: Flux's dry run of stage 0 fails,
+    which would hold interconnection too."""
+    stage = built(REPO / "rendered" / "nat" / "hq" / "stage-0")
+    assert ("Namespace", "", "prod") in {ident(o) for o in stage}
+    without = [o for o in stage if o["kind"] != "Namespace"]
+    failures = replay_flux([without], "harvester")
+    assert "NetworkAttachmentDefinition prod-app-net: namespaces 'prod' not found" in failures
+    assert replay_flux([stage], "harvester") == []
+
+
 def test_macvlan_external_network_is_denied_by_suse_virtualization() -> None:
     """The Kube-OVN form of the external network passes Kube-OVN, not SUSE Virtualization's webhooks."""
     zone = REPO / "tests" / "golden" / "nat-gateway-kube-ovn" / "expected" / "natgw-kube-ovn" / "dc1"
@@ -431,7 +453,8 @@ def test_stages_of_the_kinds() -> None:
                           "Service", "Endpoints"), 0)
     assert role_stage("ConfigMap", "ovn-ic-config") == role_stage("ConfigMap", "ovn-vpc-nat-gw-config") == 1
     assert role_stage("Vlan", None) == 1
-    assert role_stage("Subnet", None) == role_stage("Vpc", "ovn-cluster") == role_stage("Job", None) == 2
+    assert role_stage("Subnet", None) == role_stage("Vpc", "ovn-cluster") == 2
+    assert role_stage("Namespace", None) == 0  # applied first within stage 0 by both engines
     assert [role_stage(k, None) for k in ("VpcNatGateway", "IptablesEIP", "IptablesSnatRule",
                                           "IptablesDnatRule")] == [3, 4, 5, 5]
 

@@ -104,7 +104,8 @@ def test_line_breaks_cannot_be_written(value: str) -> None:
 
 CONF_KEYS = {
     "default.mtu", "default.encap-type", "default.encap-port", "default.cluster-subnets", "default.monitor-all",
-    "kubernetes.apiserver", "kubernetes.service-cidrs", "ovnnorth.address", "ovnsouth.address", "gateway.mode",
+    "kubernetes.apiserver", "kubernetes.service-cidrs", "kubernetes.host-network-namespace",
+    "ovnnorth.address", "ovnsouth.address", "gateway.mode",
     "ovnkubernetesfeature.enable-interconnect",
 }
 SSL_KEYS = {f"{side}.{key}" for side in ("ovnnorth", "ovnsouth")
@@ -145,6 +146,9 @@ def test_sample_ovn_k8s_conf_reads_back(tmp_path: Path) -> None:
     assert git_config(path, "kubernetes.apiserver") == "https://10.20.1.5:6443"
     assert git_config(path, "ovnnorth.address") == "tcp:10.20.1.10:6641"
     assert git_config(path, "default.cluster-subnets") == "10.128.0.0/14/23"
+    # ovnkube's own default is "" (ovn-org/ovn-kubernetes go-controller/pkg/config/config.go); only
+    # ovnkube.sh passes ovn-host-network, so a launcher reading this file needs it here.
+    assert git_config(path, "kubernetes.host-network-namespace") == "ovn-host-network"
 
 
 def test_every_rendered_file_reads_the_same_with_its_real_reader(tmp_path: Path) -> None:

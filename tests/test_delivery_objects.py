@@ -106,22 +106,77 @@ def test_each_stage_waits_for_the_one_below_and_zones_for_the_ic_server() -> Non
 
 @pytest.mark.parametrize("site", SITES)
 def test_argocd_applications_name_every_cluster(site: str) -> None:
-    apps = {o["metadata"]["name"]: o["spec"] for o in delivery(site)["argocd"]}
-    root = apps.pop(f"fabric-{site}")
+    """By default each Application syncs the committed zone directory as plain kustomize (what
+    reviewers saw and CI compared is what is applied) and says it reads exactly that."""
+    apps = {o["metadata"]["name"]: o for o in delivery(site)["argocd"]}
+    root = apps.pop(f"fabric-{site}")["spec"]
     assert root["source"]["path"] == f"rendered/{site}/_delivery/argocd"
     assert (REPO / root["source"]["path"] / "kustomization.yaml").is_file()
     zones = {}
-    for spec in apps.values():
+    for app in apps.values():
+        spec, notes = app["spec"], app["metadata"]["annotations"]
         source = spec["source"]
-        assert (REPO / source["path"] / "fabric.yaml").is_file()
-        assert source["plugin"]["name"] == "fabricgen-v1"
-        [env] = source["plugin"]["env"]
-        assert env["name"] == "ZONE"
-        zones[env["value"]] = spec["destination"]
+        assert "plugin" not in source
+        assert (REPO / source["path"] / "kustomization.yaml").is_file()
+        assert notes["argocd.argoproj.io/manifest-generate-paths"] == f"/{source['path']}"
+        zones[Path(source["path"]).name] = spec["destination"]
     assert sorted(zones) == sorted(d.name for d in cluster_dirs(site))
     if site == "lab":
         assert zones["hq"] == {"name": "hq", "namespace": "kube-system"}
         assert zones["dr"] == {"server": "https://dr-api.lab.example:6443", "namespace": "kube-system"}
+
+
+def test_the_plugin_is_an_option() -> None:
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text(encoding="utf-8")
+    fabric, _s, _w = load_text(text.replace("\ndelivery:\n", "\ndelivery:\n  argocdSource: plugin\n", 1),
+                               "sites/lab/fabric.yaml")
+    build = render(fabric, "sites/lab/fabric.yaml")
+    apps = load_stream(next(f.text for p, f in build.files.items() if p.name == "applications.yaml"))
+    hq = next(a for a in apps if a["metadata"]["name"] == "fabric-lab-hq")
+    assert hq["spec"]["source"]["path"] == "sites/lab"
+    assert hq["spec"]["source"]["plugin"] == {"name": "fabricgen-v1", "env": [{"name": "ZONE", "value": "hq"}]}
+    # The plugin reads the fabric and nothing else of the checkout.
+    assert hq["metadata"]["annotations"]["argocd.argoproj.io/manifest-generate-paths"] == "/sites/lab"
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_every_application_retries_and_diffs_server_side(site: str) -> None:
+    """argo-cd controller/appcontroller.go autoSync does not retry a failed automated sync
+    without syncPolicy.retry; controller/state.go reads ServerSideDiff from the Application only."""
+    for app in delivery(site)["argocd"]:
+        retry = app["spec"]["syncPolicy"]["retry"]
+        assert retry["limit"] > 0 and retry["backoff"]["factor"] > 1
+        assert app["metadata"]["annotations"]["argocd.argoproj.io/compare-options"] == "ServerSideDiff=true"
+    for directory in cluster_dirs(site):
+        for obj in built_objects(directory):
+            assert "argocd.argoproj.io/compare-options" not in obj["metadata"].get("annotations", {})
+
+
+def built_objects(directory: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for stage in sorted(directory.glob("stage-*")):
+        for path in sorted(stage.glob("*.yaml")):
+            if path.name != "kustomization.yaml":
+                out += load_stream(path.read_text(encoding="utf-8"))
+    return out
+
+
+def test_applications_wait_for_the_ic_database_zone() -> None:
+    """The root syncs hq (IC database) in wave 0 and the zones that join in wave 1, after the
+    health checks in argocd-cm (wave -1) that let it wait for an Application's health."""
+    apps = {o["metadata"]["name"]: o["metadata"]["annotations"].get("argocd.argoproj.io/sync-wave")
+            for o in delivery("lab")["argocd"]}
+    assert apps == {"fabric-lab": None, "fabric-lab-hq": "0", "fabric-lab-ai": "1", "fabric-lab-edge": "1",
+                    "fabric-lab-dr": "1"}
+    [config] = load_stream((REPO / "rendered" / "lab" / "_delivery" / "argocd" / "argocd-cm.yaml").read_text())
+    assert config["metadata"]["name"] == "argocd-cm"
+    assert config["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
+    assert config["metadata"]["annotations"]["argocd.argoproj.io/sync-options"] == \
+        "ServerSideApply=true,Prune=false,Delete=false"
+    assert "resource.customizations.health.argoproj.io_Application" in config["data"]
+    assert "resource.customizations.health.kubeovn.io_Subnet" in config["data"]
+    kustomization = (REPO / "rendered" / "lab" / "_delivery" / "argocd" / "kustomization.yaml").read_text()
+    assert "- argocd-cm.yaml" in kustomization
 
 
 def test_applications_carry_no_resources_finalizer() -> None:

@@ -51,7 +51,7 @@ def test_init_writes_a_repository_whose_output_is_current(tmp_path: Path, monkey
     _assert_delivery(target)
 
 
-DELIVERY = ("argocd/applications.yaml", "argocd/kustomization.yaml", "flux/gitrepository.yaml",
+DELIVERY = ("argocd/applications.yaml", "argocd/argocd-cm.yaml", "argocd/kustomization.yaml", "flux/gitrepository.yaml",
             "flux/kustomization.yaml", "flux/kustomizations.yaml")
 PLACEHOLDER = "https://git.example/CHANGE-ME/fabric.git"
 
@@ -66,6 +66,9 @@ def _assert_delivery(repo: Path) -> None:
         built = run(["kubectl", "kustomize", str(base / tool)], repo)  # what `kubectl apply -k` applies
         assert built.returncode == 0, built.stderr
         for obj in load_stream(built.stdout):
+            names.setdefault(obj["kind"], set()).add(obj["metadata"]["name"])
+            if obj["kind"] == "ConfigMap":  # argocd-cm, merged into Argo CD's own
+                continue
             crd_validator(obj["apiVersion"], obj["kind"]).validate(obj)
             names.setdefault(obj["kind"], set()).add(obj["metadata"]["name"])
             source = obj["spec"].get("source") or obj["spec"]
@@ -74,7 +77,8 @@ def _assert_delivery(repo: Path) -> None:
     assert names["GitRepository"] == {"fabric-example"}
     assert {"fabric-example", "fabric-example-east-stage-0", "fabric-example-west-stage-0"} <= names["Kustomization"]
     readme = (repo / "README.md").read_text()
-    assert "kubectl apply -k rendered/example/_delivery/argocd" in readme
+    assert "kubectl apply --server-side -k rendered/example/_delivery/argocd" in readme
+    assert names["ConfigMap"] == {"argocd-cm"}
     assert "kubectl apply -k rendered/example/_delivery/flux" in readme
     assert "delivery.repoURL" in readme and PLACEHOLDER.rsplit("/", 2)[0] in readme
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from ipaddress import IPv4Address
 from pathlib import Path, PurePosixPath
@@ -28,6 +29,7 @@ from fabricgen.live_state.lab.sandbox import (
     Sandbox,
     ZoneSpec,
     missing_prerequisites,
+    poll,
     run,
     transit_mac,
     workdir,
@@ -215,6 +217,69 @@ def test_configure_ic_db_fails_loudly_without_a_database(lab: Build, tmp_path: P
         result = run_script(sandbox, script)  # nothing listens on the IC NB socket
     assert result.returncode != 0
     assert "vxlan_mode" not in result.stdout
+
+
+def test_configure_ic_db_check_says_whether_the_database_is_configured(
+    lab: Build, ic_db: Sandbox, tmp_path: Path
+) -> None:
+    """`--check` is the IC server's readiness probe: unready until vxlan_mode is set."""
+    script = script_of(lab, "hq", tmp_path)
+    check = subprocess.run(["sh", str(script), "--check"], capture_output=True, text=True, check=False,
+                           env={**ic_db.env(), "OVN_IC_NB_DB": ic_db.ic_nb})
+    assert check.returncode == 1  # no IC_NB_Global row yet
+    ic_db.icnb("init")
+    assert run_check(ic_db, script) == 1
+    assert run_script(ic_db, script).returncode == 0
+    records = ic_nb_records(ic_db)
+    assert run_check(ic_db, script) == 0
+    assert ic_nb_records(ic_db) == records  # the probe only reads
+    ic_db.icnb("set", "IC_NB_Global", ".", "options:vxlan_mode=false")
+    assert run_check(ic_db, script) == 1
+    bad = subprocess.run(["sh", str(script), "--bogus"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def run_check(sandbox: Sandbox, script: Path) -> int:
+    env = {**sandbox.env(), "OVN_IC_NB_DB": sandbox.ic_nb}
+    return subprocess.run(["sh", str(script), "--check"], capture_output=True, text=True, env=env,
+                          check=False).returncode
+
+
+def test_the_sidecar_configures_a_rebuilt_database_again(lab: Build, ic_db: Sandbox, tmp_path: Path) -> None:
+    """The IC server's sidecar (`--every`) sets vxlan_mode, sets it again after the IC database is
+    rebuilt from an empty file (seed 000's recovery) without anyone running anything, and applies a
+    changed script on its next round."""
+    script = script_of(lab, "hq", tmp_path)
+    env = {**ic_db.env(), "OVN_IC_NB_DB": ic_db.ic_nb}
+    sidecar = subprocess.Popen(["sh", str(script), "--every", "1"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        poll("vxlan_mode", lambda: run_check(ic_db, script) == 0)
+        records = ic_nb_records(ic_db)
+        time.sleep(2.5)  # two more rounds
+        assert ic_nb_records(ic_db) == records  # a configured database is only read
+
+        # Rebuild: the IC NB server is stopped, its file replaced by an empty one, started again.
+        row = ic_db.icnb("--bare", "--columns=_uuid", "list", "IC_NB_Global").strip()
+        ic = ic_db.workdir / "ic"
+        pid = int((ic / "ic_nb.pid").read_text().strip())
+        run(["ovs-appctl", "-t", str(ic / "ic_nb.ctl"), "exit"])
+        poll("the IC NB server to stop", lambda: not Path(f"/proc/{pid}").exists())
+        ic_db._start_db(ic, "ic_nb", "ovn-ic-nb.ovsschema")
+        poll("vxlan_mode after the rebuild", lambda: run_check(ic_db, script) == 0)
+        assert ic_db.icnb("--bare", "--columns=_uuid", "list", "IC_NB_Global").strip() not in ("", row)
+        assert ic_db.icnb("get", "IC_NB_Global", ".", "options").strip() == '{vxlan_mode="true"}'
+
+        # A changed script (the fabric switched to geneve): the next round runs the new file.
+        geneve = build_text(LAB.read_text().replace("encapsulation: vxlan", "encapsulation: geneve", 1),
+                            "sites/lab/fabric.yaml")
+        script.write_text(geneve.files[PurePosixPath(geneve.site, "hq", "ic-db", "configure-ic-db.sh")].text)
+        poll("vxlan_mode removed", lambda: ic_db.icnb("get", "IC_NB_Global", ".", "options").strip() == "{}")
+        assert sidecar.poll() is None
+    finally:
+        sidecar.terminate()
+        sidecar.wait(timeout=30)
+    assert sidecar.returncode == 0  # TERM ends it cleanly
 
 
 def test_vxlan_mode_set_before_the_transit_switch_is_only_stored_by_ovn_23_03(lab: Build, tmp_path: Path) -> None:

@@ -247,8 +247,16 @@ def test_delivery_never_names_a_directory_it_would_have_to_escape(tmp_path: Path
     never the escaped form (which names a directory that does not exist)."""
     fabric = tmp_path / directory / "fabric.yaml"
     fabric.parent.mkdir()
-    fabric.write_bytes((ROOT / "sites" / "lab" / "fabric.yaml").read_bytes())
+    text = (ROOT / "sites" / "lab" / "fabric.yaml").read_text(encoding="utf-8")
+    fabric.write_text(text, encoding="utf-8")
     out = tmp_path / "rendered"
+    # Applications that sync the rendered directory do not name the fabric's directory at all.
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "render", "-q", "-o", str(out), str(fabric)],
+                            cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode == 3, result.stderr
+    shutil.rmtree(out)
+    # The plugin renders from the fabric's directory, which must be named as it is.
+    fabric.write_text(text.replace("\ndelivery:\n", "\ndelivery:\n  argocdSource: plugin\n", 1), encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "fabricgen", "render", "-q", "-o", str(out), str(fabric)],
                             cwd=tmp_path, capture_output=True, text=True, check=False)
     assert result.returncode == 1, result.stderr

@@ -161,6 +161,42 @@ def test_gateway_nodes_change_replaces_the_generic_ic_config_caution(
     assert "`kubectl ko icsbctl show | fabricgen transit sites/lab/fabric.yaml --write`" in caution
 
 
+@pytest.mark.parametrize(("version", "in_place"), [("v1.16.2", False), ("v1.16.3", True), ("v1.15.23", False),
+                                                   ("v1.15.24", True), ("v1.17.0", True)])
+def test_gateway_nodes_caution_follows_the_kube_ovn_version(
+    repo: Path, capsys: pytest.CaptureFixture[str], version: str, in_place: bool
+) -> None:
+    """kubeovn/kube-ovn pkg/ovn_ic_controller: getICState (to v1.16.2) rebuilds on any change;
+    classifyICConfig (37d4da488 on release-1.16, fb3d77631 on release-1.15) moves gw-nodes in place."""
+    pinned = f"  encapsulation: vxlan\n  kubeOvnVersion: {version}\n"
+    text = repo.read_text().replace("  encapsulation: vxlan\n", pinned, 1)
+    commit(repo, text)
+    commit(repo, edit(text, "gatewayNodes: [ai-node-1, ai-node-2]", "gatewayNodes: [ai-node-2, ai-node-1]"))
+    _code, out = diff(capsys, "markdown")
+    (caution,) = cautions(out)
+    shown = version[1:]
+    if in_place:
+        assert f"Kube-OVN {shown} moves each such zone's transit switch gateways in place (its transit address " \
+               "stays)" in caution
+        assert "fabricgen transit" not in caution
+    else:
+        assert f"Kube-OVN {shown} tears each such zone's interconnection down and re-establishes it" in caution
+        assert "the other zones are not rebuilt" in caution
+
+
+def test_gateway_nodes_with_other_ic_config_changes_rebuild_even_on_new_releases(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinned = "  encapsulation: vxlan\n  kubeOvnVersion: v1.16.3\n"
+    text = repo.read_text().replace("  encapsulation: vxlan\n", pinned, 1)
+    commit(repo, text)
+    changed = edit(text, "gatewayNodes: [ai-node-1, ai-node-2]", "gatewayNodes: [ai-node-2, ai-node-1]")
+    commit(repo, changed.replace("address: 10.10.10.13", "address: 10.10.10.14"))
+    _code, out = diff(capsys, "markdown")
+    gateway = next(c for c in cautions(out) if c.startswith("the gateway nodes change: ai "))
+    assert "tears each such zone's interconnection down" in gateway
+
+
 def test_ic_database_members_change_names_every_zone(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     commit(repo, repo.read_text().replace("address: 10.10.10.13", "address: 10.10.10.14"))
     code, out = diff(capsys, "markdown")

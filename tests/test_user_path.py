@@ -96,9 +96,15 @@ def test_a_new_user_from_pip_install_to_the_argocd_plugin(
         built = sh(f"kubectl kustomize rendered/dc1/{zone}", repo)
         assert built.returncode == 0, built.stderr
         app = next(a for a in applications if a["metadata"]["name"] == f"fabric-dc1-{zone}")
-        plugin_env = {f"ARGOCD_ENV_{e['name']}": e["value"] for e in app["spec"]["source"]["plugin"]["env"]}
-        assert plugin_env == {"ARGOCD_ENV_ZONE": zone}
-        path = app["spec"]["source"]["path"]
+        # The Application syncs the committed zone directory, as Argo CD's kustomize builds it
+        # in the checkout it received.
+        assert app["spec"]["source"]["path"] == f"rendered/dc1/{zone}"
+        synced = sh(f"kubectl kustomize {unpacked / 'rendered/dc1' / zone}", repo)
+        assert synced.returncode == 0, synced.stderr
+        assert synced.stdout == built.stdout
+        # The plugin, for repositories that choose `argocdSource: plugin`, prints the same objects.
+        plugin_env = {"ARGOCD_ENV_ZONE": zone}
+        path = "sites/dc1"
         generated = subprocess.run(
             [str(venv / "bin" / "fabricgen"), "argocd-generate"], cwd=unpacked / path, capture_output=True,
             text=True, check=False,

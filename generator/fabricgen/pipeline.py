@@ -138,12 +138,14 @@ def stage_number(manifest: Manifest) -> int:
 
 
 def check_order(directory: str, manifests: tuple[Manifest, ...]) -> None:
-    """Every dependency an object has in its directory sits in a strictly lower stage."""
+    """Every dependency an object has in its directory sits in a strictly lower stage, or in
+    its own stage when it is of a kind both engines apply first there (a Namespace)."""
     objects = [o for m in manifests for o in m.objects]
     stage = {apply_order.identity(o): int(o["metadata"]["annotations"][apply_order.WAVE]) for o in objects}
+    strict = apply_order.dependencies(objects, same_stage=False)
     for obj, needs in apply_order.dependencies(objects).items():
         for need in needs:
-            if stage[need] >= stage[obj]:
+            if stage[need] > stage[obj] or (stage[need] == stage[obj] and need in strict[obj]):
                 raise ValueError(f"{directory}: {obj} is in stage {stage[obj]} but needs {need} "
                                  f"in stage {stage[need]}")
 
@@ -154,8 +156,12 @@ def in_apply_order(renderer_manifests: Iterable[Manifest]) -> dict[str, tuple[Ma
     for manifest in renderer_manifests:
         by_dir.setdefault(manifest.directory, []).extend(staged(manifest))
     manifests: dict[str, tuple[Manifest, ...]] = {}
+    def later(m: Manifest) -> bool:
+        """A file of Namespaces goes first in its stage, as both engines apply them first."""
+        return not all(o["kind"] in apply_order.FIRST_IN_STAGE for o in m.objects)
+
     for directory, items in by_dir.items():
-        ordered = tuple(sorted(items, key=lambda m: (stage_number(m), m.filename)))
+        ordered = tuple(sorted(items, key=lambda m: (stage_number(m), later(m), m.filename)))
         manifests[directory] = ordered
         check_order(directory, ordered)
     return manifests

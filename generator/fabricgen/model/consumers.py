@@ -46,6 +46,12 @@ class OpenStackCloud(ConsumerBase):
     distributed_floating_ips: bool = False
     """`enable_distributed_floating_ip`; needs bridge mappings on every compute host."""
     l3_scheduler: Literal["leastloaded", "chance"] = "leastloaded"
+    release: str | None = Field(default=None, pattern=r"^20[0-9]{2}\.[12]$")
+    """OpenStack release series of the cloud's Neutron, e.g. `2026.1`. From 2026.1 (Neutron 28)
+    `[ml2] project_network_types` replaces `tenant_network_types`, which it still reads with a
+    deprecation warning (openstack/neutron `neutron/conf/plugins/ml2/config.py`, commit
+    dd8d87b2); older releases know only `tenant_network_types` and would ignore the new name.
+    Default: unknown, so fabricgen writes the name every release reads."""
 
 
 class KubernetesCluster(ConsumerBase):

@@ -1,7 +1,7 @@
 """How Argo CD and Flux deliver the rendered output: the repository, and per cluster its destination."""
 
 
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -44,6 +44,12 @@ class Delivery(Section):
     """Directory of this fabric.yaml relative to the repository root (the Argo CD Application's
     source path). Default: taken from the fabric path given to `fabricgen render` when it is
     relative to the repository root, else `sites/<site>`."""
+    argocd_source: Literal["rendered", "plugin"] = "rendered"
+    """What each zone's Argo CD Application syncs. `rendered`: the committed
+    `<renderedPath>/<site>/<zone>` directory as a plain kustomize directory (Argo CD 2.7 or
+    later, whose kustomize 5 reads `sortOptions`), the bytes reviewers saw and CI compared;
+    no sidecar. `plugin`: the fabricgen config-management plugin renders the zone from the
+    fabric at the synced commit, for repositories that do not commit the output."""
     argocd_namespace: Label = "argocd"
     """Namespace of Argo CD (its Applications live there)."""
     argocd_project: Label = "default"

@@ -2,20 +2,23 @@
 
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section, SubnetCIDR
 
-_RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)")
+_RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
+KUBE_OVN_IMAGE = "docker.io/kubeovn/kube-ovn"
+DEFAULT_KUBE_OVN = "v1.16.2"
 
 
 class DatabaseMember(Section):
     """One raft member of the IC database (an `ovn-ic-server` replica)."""
 
     node: NodeName
-    """Kubernetes node name the member runs on (labelled `kube-ovn/role=master`)."""
+    """Kubernetes node name the member runs on; the IC server's replica is pinned to it by
+    `kubernetes.io/hostname`, so the node needs no label."""
     address: Address
     """The node's InternalIP; zones reach the IC database on it."""
 
@@ -35,8 +38,10 @@ class Database(Section):
     vxlan_mode: bool | None = None
     """Set `options:vxlan_mode=true` on the IC northbound database. Defaults to true when
     the encapsulation is vxlan; VXLAN without it drops cross-zone traffic silently."""
-    image: str = Field(default="docker.io/kubeovn/kube-ovn:v1.16.2", pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
-    """Kube-OVN image for the IC server and the job that configures the IC database."""
+    image: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")] | None = None
+    """Kube-OVN image of the IC server and of its sidecar that configures the IC database.
+    Default: `docker.io/kubeovn/kube-ovn:<kubeOvnVersion>` when `interconnection.kubeOvnVersion`
+    names a release (`v1.15.0`), else `docker.io/kubeovn/kube-ovn:v1.16.2`."""
     leader_probe_interval: int = Field(default=5, ge=1, le=3600)
     """`OVN_LEADER_PROBE_INTERVAL` of the IC server, in seconds."""
 
@@ -66,15 +71,35 @@ class Interconnection(Section):
     only OVN 25.03 has: Kube-OVN 1.15 and later (1.13 and 1.14 run OVN 24.03 and ignore it)."""
 
     @property
+    def ic_image(self) -> str:
+        """The IC server's image: `database.image`, else Kube-OVN's image of `kubeOvnVersion`
+        when that names a release, else the default release's."""
+        if self.database.image is not None:
+            return self.database.image
+        version = self.kube_ovn_version
+        if version is not None and (match := _RELEASE.fullmatch(version)) and match[3] is not None:
+            return f"{KUBE_OVN_IMAGE}:v{match[1]}.{match[2]}.{match[3]}"
+        return f"{KUBE_OVN_IMAGE}:{DEFAULT_KUBE_OVN}"
+
+    @property
+    def image_version(self) -> tuple[int, int, int | None] | None:
+        """(major, minor, patch) of the IC image's tag; None if the tag is no version."""
+        name = self.ic_image.split("@", 1)[0]
+        last = name.rsplit("/", 1)[-1]
+        return _version(last.rsplit(":", 1)[1] if ":" in last else "")
+
+    @property
+    def kube_ovn_full_version(self) -> tuple[int, int, int | None] | None:
+        """(major, minor, patch or None) of `kube_ovn_version`, else of the IC image's tag."""
+        if self.kube_ovn_version is not None:
+            return _version(self.kube_ovn_version)
+        return self.image_version
+
+    @property
     def kube_ovn_release(self) -> tuple[int, int] | None:
         """(major, minor) of `kube_ovn_version`, else of the IC image's tag; None if neither says."""
-        version = self.kube_ovn_version
-        if version is None:
-            name = self.database.image.split("@", 1)[0]
-            last = name.rsplit("/", 1)[-1]
-            version = last.rsplit(":", 1)[1] if ":" in last else ""
-        match = _RELEASE.match(version)
-        return (int(match[1]), int(match[2])) if match else None
+        version = self.kube_ovn_full_version
+        return (version[0], version[1]) if version else None
 
     @property
     def vxlan_mode(self) -> bool:
@@ -82,3 +107,10 @@ class Interconnection(Section):
         if self.database.vxlan_mode is not None:
             return self.database.vxlan_mode
         return self.encapsulation == "vxlan"
+
+
+def _version(text: str) -> tuple[int, int, int | None] | None:
+    match = _RELEASE.match(text)
+    if match is None:
+        return None
+    return int(match[1]), int(match[2]), int(match[3]) if match[3] is not None else None

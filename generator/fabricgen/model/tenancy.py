@@ -14,7 +14,9 @@ class TenantNetwork(Section):
     name: Subdomain
     """NAD name. No dots: the provider is `<name>.<namespace>.ovn`."""
     namespace: Label = "default"
-    cluster_network: Label = "mgmt"
+    cluster_network: Label | None = None
+    """SUSE Virtualization cluster network; default and only value: the zone's
+    `overlayClusterNetwork` (FG403)."""
 
 
 class TenantSubnet(Section):

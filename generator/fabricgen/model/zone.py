@@ -31,8 +31,9 @@ class OverlayNetwork(Section):
     name: Subdomain
     """NAD name. No dots: the provider is `<name>.<namespace>.ovn`."""
     namespace: Label = "default"
-    cluster_network: Label = "mgmt"
-    """SUSE Virtualization cluster network; overlay networks exist only on `mgmt`."""
+    cluster_network: Label | None = None
+    """SUSE Virtualization cluster network (the NAD's `network.harvesterhci.io/clusternetwork`
+    label); default and only value: the zone's `overlayClusterNetwork` (FG403)."""
 
 
 class Backbone(Section):
@@ -82,6 +83,11 @@ class Zone(Section):
     """Unique zone name: the OVN AZ name (`az-name`) and the output directory."""
     platform: Literal["harvester", "kube-ovn"] = "harvester"
     """`harvester`: Kube-OVN on SUSE Virtualization; `kube-ovn`: Kube-OVN on plain Kubernetes."""
+    overlay_cluster_network: Label = "mgmt"
+    """SUSE Virtualization: the cluster network whose bridge carries Kube-OVN's tunnel (the
+    nodes' `ovn.kubernetes.io/tunnel_interface` is `<name>-br`). Its NAD mutator labels every
+    kube-ovn NAD with it (harvester/network-controller-harvester `pkg/webhook/nad/mutator.go`
+    `ensureLabels`), so fabricgen writes the same label; default `mgmt`."""
     gateway_nodes: list[NodeName] = []
     """Nodes carrying traffic to the transit switch (`gw-nodes`), in priority order."""
     transit_address: Address | None = None

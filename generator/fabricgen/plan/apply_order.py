@@ -53,6 +53,7 @@ class Ref:
     provider: bool = False  # the value is a Kube-OVN provider `<nad>.<namespace>[.ovn]`
     same_namespace: bool = False  # the value names an object in the referrer's namespace
     optional: bool = False  # only when the zone renders it (the IC server runs in one zone)
+    same_stage: bool = False  # met inside the stage: a kind of FIRST_IN_STAGE, which both engines apply first
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,15 @@ class Rule:
 
 
 NAT_GW_CONFIG = Ref("ConfigMap", name="ovn-vpc-nat-gw-config", namespace=KUBE_SYSTEM)
+
+# Kinds both engines apply before anything else of the same stage, and wait for: Argo CD
+# applies one kind at a time in `kindOrder`, Namespace first (gitops-engine
+# pkg/sync/sync_tasks.go, pkg/sync/sync_context.go runTasks), and Flux applies Namespaces
+# (with CRDs and ClusterRoles) and waits for them before it dry-runs the rest (fluxcd/pkg
+# ssa/manager_apply.go ApplyAllStaged). So an object's Namespace may share its stage, and
+# does: a Namespace in a stage of its own would move every NAD out of stage 0, and Flux's old
+# stage-0 Kustomization would prune them on the way.
+FIRST_IN_STAGE: frozenset[str] = frozenset({"Namespace"})
 
 # Named rules come before the rule for their kind: the first match wins.
 RULES: tuple[Rule, ...] = (
@@ -77,11 +87,9 @@ RULES: tuple[Rule, ...] = (
     Rule("Vpc", "ovn-cluster", (
         Ref("ConfigMap", name="ovn-ic-config", namespace=KUBE_SYSTEM),
     ), "routes to other zones go through the transit switch that ovn-ic-config joins"),
-    Rule("Job", None, (
-        Ref("ConfigMap", path=("spec", "template", "spec", "volumes", "*", "configMap", "name"),
-            same_namespace=True),
-        Ref("Deployment", name="ovn-ic-server", namespace=KUBE_SYSTEM, optional=True),
-    ), "the Job runs its script from a ConfigMap against the IC database"),
+    Rule("NetworkAttachmentDefinition", None, (
+        Ref("Namespace", path=("metadata", "namespace"), optional=True, same_stage=True),
+    ), "the API server admits no object into a namespace that does not exist (NamespaceLifecycle)"),
     Rule("Vlan", None, (Ref("ProviderNetwork", path=("spec", "provider")),),
          "Kube-OVN's vlan controller binds the VLAN to its provider network"),
     Rule("Subnet", None, (
@@ -110,6 +118,8 @@ RULES: tuple[Rule, ...] = (
 # them needs nothing from the zone (the `Vpc ovn-cluster` the zone renders is a partial
 # patch of the existing one, not its creation).
 PREINSTALLED: frozenset[Identity] = frozenset({
+    ("Namespace", "", "default"),
+    ("Namespace", "", KUBE_SYSTEM),
     ("Vpc", "", "ovn-cluster"),
     ("Subnet", "", "ovn-default"),
     ("Subnet", "", "join"),
@@ -117,7 +127,7 @@ PREINSTALLED: frozenset[Identity] = frozenset({
 })
 
 KINDS_RENDERED: tuple[str, ...] = (
-    "Namespace", "Configuration", "ConfigMap", "Deployment", "Job", "Service", "Endpoints", "Vpc",
+    "Namespace", "Configuration", "ConfigMap", "Deployment", "Service", "Endpoints", "Vpc",
     "NetworkAttachmentDefinition", "ProviderNetwork", "Vlan", "Subnet", "VpcNatGateway",
     "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule",
 )
@@ -158,8 +168,9 @@ def _stage(kind: str, name: str | None, seen: tuple[tuple[str, str | None], ...]
         rule = next((r for r in RULES if r.kind == kind and r.name is None), None)
     if rule is None:
         return 0
-    below = [_stage(k, n, (*seen, (kind, name))) for ref in rule.needs for k, n in _targets(ref)]
-    return 1 + max(below, default=-1)
+    below = [_stage(k, n, (*seen, (kind, name))) + (0 if ref.same_stage else 1)
+             for ref in rule.needs for k, n in _targets(ref)]
+    return max(below, default=0)
 
 
 def stage_of(obj: KubeObject) -> int:
@@ -213,8 +224,9 @@ def references(obj: KubeObject) -> list[tuple[Identity, Ref]]:
     return out
 
 
-def dependencies(objects: Iterable[KubeObject]) -> dict[Identity, list[Identity]]:
-    """Per object of one cluster, the objects of that same set it needs.
+def dependencies(objects: Iterable[KubeObject], *, same_stage: bool = True) -> dict[Identity, list[Identity]]:
+    """Per object of one cluster, the objects of that same set it needs (with `same_stage`
+    False, leaving out what may share its stage).
 
     A reference to a preinstalled object needs nothing; an optional one only when the set
     holds it; any other reference the set does not hold is a renderer bug.
@@ -225,7 +237,7 @@ def dependencies(objects: Iterable[KubeObject]) -> dict[Identity, list[Identity]
     for obj in objects:
         needs: list[Identity] = []
         for target, ref in references(obj):
-            if target in PREINSTALLED:
+            if target in PREINSTALLED or (ref.same_stage and not same_stage):
                 continue
             if target in present:
                 if target not in needs:

@@ -84,10 +84,10 @@ def backbone_subnet_name(zone: Zone) -> str:
     return zone.backbone.subnet_name or f"backbone-{zone.name}"
 
 
-def tenant_network(subnet: TenantSubnet) -> tuple[str, str, str]:
-    """NAD name, namespace and cluster network of a tenant subnet."""
+def tenant_network(subnet: TenantSubnet) -> tuple[str, str, str | None]:
+    """NAD name, namespace and cluster network (None: the zone's) of a tenant subnet."""
     if subnet.network is None:
-        return subnet.name, "default", "mgmt"
+        return subnet.name, "default", None
     return subnet.network.name, subnet.network.namespace, subnet.network.cluster_network
 
 

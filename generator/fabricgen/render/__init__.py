@@ -18,6 +18,7 @@ from fabricgen.render import (
     host_ovs,
     icdb,
     kubeovn_ic,
+    namespaces,
     nat_gateways,
     neutron,
     overlay,
@@ -29,6 +30,7 @@ from fabricgen.render import (
 from fabricgen.render.artifacts import Renderer
 
 RENDERERS: dict[str, Renderer] = {
+    "namespaces": namespaces.render,
     "kubeovn-ic": kubeovn_ic.render,
     "ic-database": icdb.render,
     "backbone": overlay.render,

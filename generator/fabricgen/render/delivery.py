@@ -2,16 +2,26 @@
 
 Written under `<site>/_delivery/`, each directory with a `kustomization.yaml`:
 
-- `argocd/`: one Application per zone and OVN-Kubernetes cluster, rendered by the fabricgen
-  plugin from the fabric at the synced commit; the objects carry their stage as sync wave, so
-  one Application per cluster is enough. Plus the Application `fabric-<site>` that applies this
-  directory itself (app of apps): a zone added to the fabric gets its Application, a removed
-  zone's Application is pruned. No Application carries the resources finalizer, so deleting
-  one leaves the cluster's objects in place.
+- `argocd/`: one Application per zone and OVN-Kubernetes cluster. By default it syncs the
+  committed `<rendered>/<site>/<zone>` directory as a plain kustomize directory (what reviewers
+  saw and CI compared is what is applied); with `delivery.argocdSource: plugin` the fabricgen
+  plugin renders the zone from the fabric at the synced commit. The objects carry their stage
+  as sync wave, so one Application per cluster is enough. Plus the Application `fabric-<site>`
+  that applies this directory itself (app of apps): a zone added to the fabric gets its
+  Application, a removed zone's Application is pruned. No Application carries the resources
+  finalizer, so deleting one leaves the cluster's objects in place. The root syncs the zone
+  hosting the IC database first (wave 0) and the other zones once its Application is healthy
+  (wave 1), so no zone joins before the IC database has `vxlan_mode`; `argocd-cm.yaml` holds
+  the health checks that make "healthy" mean something (`render.health_checks`), including
+  Argo CD's documented one for Applications, without which the root would not wait.
+  Every Application retries a failed sync with backoff (argo-cd `controller/appcontroller.go`
+  `autoSync` does not retry a failed automated sync otherwise) and compares with server-side
+  diff, which Argo CD reads only on the Application (`controller/state.go`).
 - `flux/`: the GitRepository `fabric-<site>` (ignoring everything but `rendered/<site>/`, less
   host files and the Argo CD directory), one Kustomization per stage directory of each cluster,
   each `dependsOn` the stage below it (and, for the stage that joins the interconnection, the
-  stage of the zone that runs the IC database) with `wait: true`: kustomize-controller dry-runs
+  stage of the zone that runs the IC database, whose server is ready only once `vxlan_mode` is
+  set) with `wait: true` and the `healthCheckExprs` of its kinds: kustomize-controller dry-runs
   every object of one Kustomization before applying any (fluxcd/pkg `ssa` `ApplyAll`), so
   objects that need each other cannot share one. Plus the Kustomization `fabric-<site>` that
   applies this directory itself. `deletionPolicy: Orphan`: a Kustomization pruned with its zone
@@ -32,7 +42,7 @@ from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.model.delivery import PLAIN_PATH, Delivery, Destination
 from fabricgen.plan import apply_order
 from fabricgen.plan.zones import Plan
-from fabricgen.render import kustomization
+from fabricgen.render import health_checks, kustomization
 from fabricgen.render.artifacts import KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
 from fabricgen.serialise.manifest_yaml import dump_all
@@ -44,6 +54,13 @@ ARGOCD_API = "argoproj.io/v1alpha1"
 FLUX_API = "kustomize.toolkit.fluxcd.io/v1"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 LABELS = {"app.kubernetes.io/managed-by": "fabricgen"}
+WAVE = apply_order.WAVE
+ARGOCD_CM = "argocd-cm"
+# Argo CD reads ServerSideDiff only from the Application (argo-cd controller/state.go).
+COMPARE_OPTIONS = {"argocd.argoproj.io/compare-options": "ServerSideDiff=true"}
+# A failed automated sync is retried only with syncPolicy.retry (argo-cd controller/appcontroller.go
+# autoSync): 10 tries, 10 s doubling to at most 5 min, about half an hour in all.
+RETRY = {"limit": 10, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
 
 
 # What `delivery.fabricPath` accepts: a path Argo CD and Flux can name as it is.
@@ -95,32 +112,51 @@ def app_name(plan: Plan, directory: str) -> str:
     return f"fabric-{plan.site}-{directory}"
 
 
+def application_wave(plan: Plan, directory: str) -> int:
+    """0 for the zone hosting the IC database and for clusters that do not join it; 1 for the
+    zones that join: they start once the IC database zone's Application is healthy."""
+    hosts = [z.name for z in plan.zones if z.hosts_ic_database]
+    joins = {z.name for z in plan.zones}
+    return 1 if hosts and directory in joins and directory not in hosts else 0
+
+
+def rendered_dir(plan: Plan, delivery: Delivery, directory: str) -> str:
+    return f"{delivery.rendered_path}/{plan.site}/{directory}"
+
+
 def application(plan: Plan, delivery: Delivery, directory: str, dest: Destination, namespace: str) -> KubeObject:
-    source_dir = fabric_dir(plan, delivery)
     target: dict[str, str] = (
         {"server": dest.argocd_server} if dest.argocd_server is not None
         else {"name": dest.argocd_cluster or directory}
     )
+    source: dict[str, Any] = {"repoURL": delivery.repo_url, "targetRevision": delivery.branch}
+    if delivery.argocd_source == "rendered":
+        # What the Application reads is the zone's directory and nothing else.
+        source["path"] = rendered_dir(plan, delivery, directory)
+        reads = f"/{source['path']}"
+    else:
+        # The plugin reads the fabric; what it prints it renders (or answers from its private cache).
+        source_dir = fabric_dir(plan, delivery)
+        source["path"] = source_dir
+        source["plugin"] = {"name": PLUGIN, "env": [{"name": "ZONE", "value": directory}]}
+        reads = f"/{source_dir}"
     return {
         "apiVersion": ARGOCD_API,
         "kind": "Application",
         # No resources finalizer: deleting the Application leaves the cluster's objects.
         "metadata": _meta(app_name(plan, directory), delivery.argocd_namespace, plan, **{
-            "argocd.argoproj.io/manifest-generate-paths": f"/{source_dir}"}),
+            WAVE: str(application_wave(plan, directory)),
+            "argocd.argoproj.io/manifest-generate-paths": reads, **COMPARE_OPTIONS}),
         "spec": {
             "project": delivery.argocd_project,
-            "source": {
-                "repoURL": delivery.repo_url,
-                "targetRevision": delivery.branch,
-                "path": source_dir,
-                "plugin": {"name": PLUGIN, "env": [{"name": "ZONE", "value": directory}]},
-            },
+            "source": source,
             "destination": {**target, "namespace": namespace},
             "syncPolicy": {
                 "automated": {"prune": True, "selfHeal": True},
                 # Only out-of-sync objects are applied (ovn-ic-config, Replace=true, is not
                 # re-sent); server-side apply leaves Kube-OVN's own fields alone.
                 "syncOptions": ["ApplyOutOfSyncOnly=true", "ServerSideApply=true"],
+                "retry": RETRY,
             },
         },
     }
@@ -130,7 +166,7 @@ def root_application(plan: Plan, delivery: Delivery) -> KubeObject:
     return {
         "apiVersion": ARGOCD_API,
         "kind": "Application",
-        "metadata": _meta(f"fabric-{plan.site}", delivery.argocd_namespace, plan),
+        "metadata": _meta(f"fabric-{plan.site}", delivery.argocd_namespace, plan, **COMPARE_OPTIONS),
         "spec": {
             "project": delivery.argocd_project,
             "source": {
@@ -139,9 +175,20 @@ def root_application(plan: Plan, delivery: Delivery) -> KubeObject:
                 "path": f"{delivery.rendered_path}/{plan.site}/{DIRECTORY}/argocd",
             },
             "destination": {"server": "https://kubernetes.default.svc", "namespace": delivery.argocd_namespace},
-            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "retry": RETRY},
         },
     }
+
+
+def argocd_health(plan: Plan, delivery: Delivery) -> KubeObject:
+    """The health checks as keys of Argo CD's `argocd-cm`, merged server-side into the live
+    ConfigMap (Argo CD's own keys stay its installer's), in the wave before the Applications,
+    and never pruned or deleted with this directory."""
+    meta = _meta(ARGOCD_CM, delivery.argocd_namespace, plan, **{
+        WAVE: "-1", "argocd.argoproj.io/sync-options": "ServerSideApply=true,Prune=false,Delete=false"})
+    # The labels Argo CD's settings informer selects argocd-cm by, should this create it.
+    meta["labels"] = {**meta["labels"], "app.kubernetes.io/name": ARGOCD_CM, "app.kubernetes.io/part-of": "argocd"}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": health_checks.argocd_data()}
 
 
 def repository_name(plan: Plan) -> str:
@@ -171,7 +218,8 @@ def stage_kustomization_name(plan: Plan, directory: str, stage: str) -> str:
 
 
 def flux_kustomization(plan: Plan, delivery: Delivery, name: str, path: str, depends_on: Sequence[str],
-                       dest: tuple[str, Destination] | None) -> KubeObject:
+                       dest: tuple[str, Destination] | None,
+                       health: Sequence[dict[str, str]] = ()) -> KubeObject:
     """`dest`: the cluster directory and its destination; None for Flux's own cluster."""
     spec: dict[str, Any] = {
         "interval": "10m",
@@ -188,6 +236,8 @@ def flux_kustomization(plan: Plan, delivery: Delivery, name: str, path: str, dep
         spec["kubeConfig"] = {"secretRef": {"name": secret}}
     if depends_on:
         spec["dependsOn"] = [{"name": d} for d in depends_on]
+    if health:
+        spec["healthCheckExprs"] = list(health)
     return {"apiVersion": FLUX_API, "kind": "Kustomization",
             "metadata": _meta(name, delivery.flux_namespace, plan), "spec": spec}
 
@@ -218,6 +268,7 @@ def flux_kustomizations(plan: Plan, delivery: Delivery, manifests: Mapping[str, 
         previous: str | None = None
         for stage in stages(items):
             deps: list[str] = [previous] if previous else []
+            in_stage = [o for m in items if PurePosixPath(m.filename).parts[0] == stage for o in m.objects]
             for m in items:
                 if PurePosixPath(m.filename).parts[0] != stage:
                     continue
@@ -231,7 +282,8 @@ def flux_kustomizations(plan: Plan, delivery: Delivery, manifests: Mapping[str, 
                                 deps.append(dep)
             name = stage_kustomization_name(plan, directory, stage)
             path = f"./{delivery.rendered_path}/{plan.site}/{directory}/{stage}"
-            out.append(flux_kustomization(plan, delivery, name, path, deps, dest))
+            out.append(flux_kustomization(plan, delivery, name, path, deps, dest,
+                                          health_checks.flux_health_checks(in_stage)))
             previous = name
     return out
 
@@ -255,8 +307,10 @@ def render(plan: Plan, manifests: Mapping[str, Sequence[Manifest]]) -> list[Text
         return top + "---\n" + dump_all(objects)
 
     return [
+        TextFile(base / "argocd" / "argocd-cm.yaml", doc([argocd_health(plan, delivery)])),
         TextFile(base / "argocd" / "applications.yaml", doc([root_application(plan, delivery), *apps])),
-        TextFile(base / "argocd" / "kustomization.yaml", kustomization.text(["applications.yaml"], top)),
+        TextFile(base / "argocd" / "kustomization.yaml",
+                 kustomization.text(["argocd-cm.yaml", "applications.yaml"], top)),
         TextFile(base / "flux" / "gitrepository.yaml", doc([git_repository(plan, delivery)])),
         TextFile(base / "flux" / "kustomizations.yaml", doc([root_kustomization(plan, delivery), *flux])),
         TextFile(base / "flux" / "kustomization.yaml",

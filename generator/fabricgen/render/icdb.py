@@ -3,11 +3,20 @@
 - Deployment `kube-system/ovn-ic-server` with one transit switch (`TS_NUM=1`):
   Vpc static routes cannot express ECMP, so explicit routing wants exactly `ts`.
   Replicas are the raft members, pinned to their nodes by hostname, with
-  `NODE_IPS` in member order (the first member bootstraps the raft cluster).
-- `configure-ic-db.sh`: sets (or clears) `options:vxlan_mode` on the IC
-  northbound database, idempotently. Operators run it by hand; GitOps runs the same
-  script from a ConfigMap in a Job that Argo CD re-runs on every sync (hook) and
-  Flux recreates when it changes (`force`).
+  `NODE_IPS` in member order (the first member bootstraps the raft cluster). Its
+  privileges are upstream's (kubeovn/kube-ovn `dist/images/install-ic-server.sh`): the
+  server runs as 65534 with NET_BIND_SERVICE and SYS_NICE after a privileged init
+  container hands it the host paths, under the runtime's default seccomp profile.
+- `configure-ic-db.sh`: sets (or clears) `options:vxlan_mode` on the IC northbound
+  database, idempotently. Operators run it by hand; in the Deployment it runs as the
+  sidecar `ic-db-setup` (`--every`), from ConfigMap `fabricgen-ic-db-setup`, and its
+  readiness probe (`--check`) holds every IC server pod unready until the database has
+  the setting. So the Deployment is available only once `vxlan_mode` is set, which is what
+  every zone's join waits for (Argo CD: the IC database zone's Application before the
+  others; Flux: the other zones' `ovn-ic-config` stage `dependsOn` this stage); a database
+  rebuilt from scratch is configured again within one period, without a person; and a
+  changed script applies without restarting the database, since each round reads the
+  mounted ConfigMap afresh (the kubelet refreshes it in place).
 """
 
 from __future__ import annotations
@@ -23,13 +32,11 @@ from fabricgen.render.templating import render_template
 
 SCRIPT = "configure-ic-db.sh"
 SCRIPT_CONFIGMAP = "fabricgen-ic-db-setup"
+SIDECAR = "ic-db-setup"
+SCRIPT_DIR = "/fabricgen"
+PERIOD = 10  # seconds between the sidecar's checks
 TS_NUM = 1
-
-JOB_HOOK = {
-    "argocd.argoproj.io/hook": "Sync",
-    "argocd.argoproj.io/hook-delete-policy": "BeforeHookCreation",
-    "kustomize.toolkit.fluxcd.io/force": "enabled",
-}
+HOST_PATHS = (("host-run-ovn", "/var/run/ovn"), ("host-config-ovn", "/etc/ovn"), ("host-log-ovn", "/var/log/ovn"))
 
 
 def nb_remote(db: Database) -> str:
@@ -45,6 +52,7 @@ def script(plan: Plan) -> str:
         nb_remote=nb_remote(db),
         vxlan_mode=plan.interconnection.vxlan_mode,
         timeout=60,
+        check_timeout=5,
     )
 
 
@@ -60,8 +68,30 @@ def _host_path(name: str, path: str) -> dict[str, object]:
     return {"name": name, "hostPath": {"path": path}}
 
 
+def _mounts(names: tuple[tuple[str, str], ...]) -> list[dict[str, object]]:
+    return [{"mountPath": path, "name": name} for name, path in names]
+
+
+def sidecar(plan: Plan) -> dict[str, object]:
+    """Keeps the IC database configured and the pod unready until it is."""
+    command = ["/bin/sh", f"{SCRIPT_DIR}/{SCRIPT}"]
+    return {
+        "name": SIDECAR,
+        "image": plan.interconnection.ic_image,
+        "imagePullPolicy": "IfNotPresent",
+        "command": [*command, "--every", str(PERIOD)],
+        "securityContext": {"privileged": False, "runAsUser": 65534, "allowPrivilegeEscalation": False,
+                            "capabilities": {"drop": ["ALL"]}},
+        "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"cpu": "200m", "memory": "128Mi"}},
+        "volumeMounts": [{"mountPath": SCRIPT_DIR, "name": SIDECAR, "readOnly": True}],
+        "readinessProbe": {"exec": {"command": [*command, "--check"]}, "periodSeconds": PERIOD,
+                           "timeoutSeconds": 10},
+    }
+
+
 def ic_server(plan: Plan) -> KubeObject:
     db = plan.interconnection.database
+    image = plan.interconnection.ic_image
     labels = {"app": "ovn-ic-server", "component": "network", "type": "infra"}
     probe_cmd = {"exec": {"command": ["bash", "/kube-ovn/ovn-ic-healthcheck.sh"]}}
     return {
@@ -107,14 +137,28 @@ def ic_server(plan: Plan) -> KubeObject:
                     },
                     "priorityClassName": "system-cluster-critical",
                     "serviceAccountName": "ovn",
+                    "automountServiceAccountToken": True,
                     "hostNetwork": True,
+                    "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                    "initContainers": [
+                        {
+                            "name": "hostpath-init",
+                            "image": image,
+                            "imagePullPolicy": "IfNotPresent",
+                            "command": ["sh", "-c", "chown -R nobody: " + " ".join(p for _n, p in HOST_PATHS)],
+                            "securityContext": {"allowPrivilegeEscalation": True, "capabilities": {"drop": ["ALL"]},
+                                                "privileged": True, "runAsUser": 0},
+                            "volumeMounts": _mounts(HOST_PATHS),
+                        }
+                    ],
                     "containers": [
                         {
                             "name": "ovn-ic-server",
-                            "image": db.image,
+                            "image": image,
                             "imagePullPolicy": "IfNotPresent",
                             "command": ["/kube-ovn/start-ic-db.sh"],
-                            "securityContext": {"capabilities": {"add": ["SYS_NICE"]}},
+                            "securityContext": {"privileged": False, "runAsUser": 65534,
+                                                "capabilities": {"add": ["NET_BIND_SERVICE", "SYS_NICE"]}},
                             "env": [
                                 _env("ENABLE_SSL", "false"),
                                 _env("TS_NUM", str(TS_NUM)),
@@ -129,13 +173,8 @@ def ic_server(plan: Plan) -> KubeObject:
                                 "requests": {"cpu": "300m", "memory": "200Mi"},
                                 "limits": {"cpu": "3", "memory": "1Gi"},
                             },
-                            "volumeMounts": [
-                                {"mountPath": "/var/run/ovn", "name": "host-run-ovn"},
-                                {"mountPath": "/etc/ovn", "name": "host-config-ovn"},
-                                {"mountPath": "/var/log/ovn", "name": "host-log-ovn"},
-                                {"mountPath": "/etc/localtime", "name": "localtime"},
-                                {"mountPath": "/var/run/tls", "name": "kube-ovn-tls"},
-                            ],
+                            "volumeMounts": _mounts(
+                                (*HOST_PATHS, ("localtime", "/etc/localtime"), ("kube-ovn-tls", "/var/run/tls"))),
                             "readinessProbe": {**probe_cmd, "periodSeconds": 15, "timeoutSeconds": 45},
                             "livenessProbe": {
                                 **probe_cmd,
@@ -144,7 +183,8 @@ def ic_server(plan: Plan) -> KubeObject:
                                 "failureThreshold": 5,
                                 "timeoutSeconds": 4,
                             },
-                        }
+                        },
+                        sidecar(plan),
                     ],
                     "nodeSelector": {"kubernetes.io/os": "linux"},
                     "volumes": [
@@ -156,6 +196,7 @@ def ic_server(plan: Plan) -> KubeObject:
                             "name": "kube-ovn-tls",
                             "secret": {"optional": True, "secretName": "kube-ovn-tls"},
                         },
+                        {"name": SIDECAR, "configMap": {"name": SCRIPT_CONFIGMAP}},
                     ],
                 },
             },
@@ -163,50 +204,18 @@ def ic_server(plan: Plan) -> KubeObject:
     }
 
 
-def setup_objects(plan: Plan, text: str) -> list[KubeObject]:
-    db = plan.interconnection.database
-    configmap: KubeObject = {
+def script_configmap(plan: Plan, text: str) -> KubeObject:
+    return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": md.metadata(
-            SCRIPT_CONFIGMAP, "kube-system", plan.source_name, md.NO_SUBSTITUTE
-        ),
+        "metadata": md.metadata(SCRIPT_CONFIGMAP, "kube-system", plan.source_name, md.NO_SUBSTITUTE),
         "data": {SCRIPT: text},
     }
-    job: KubeObject = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": md.metadata(
-            "fabricgen-ic-db-setup", "kube-system", plan.source_name, JOB_HOOK
-        ),
-        "spec": {
-            "backoffLimit": 20,
-            "template": {
-                "metadata": {"labels": {"app": "fabricgen-ic-db-setup"}},
-                "spec": {
-                    "restartPolicy": "OnFailure",
-                    "hostNetwork": True,
-                    "automountServiceAccountToken": False,
-                    "tolerations": [{"operator": "Exists"}],
-                    "containers": [
-                        {
-                            "name": "configure",
-                            "image": db.image,
-                            "command": ["/bin/sh", f"/fabricgen/{SCRIPT}"],
-                            "volumeMounts": [{"name": "script", "mountPath": "/fabricgen", "readOnly": True}],
-                        }
-                    ],
-                    "volumes": [{"name": "script", "configMap": {"name": SCRIPT_CONFIGMAP}}],
-                },
-            },
-        },
-    }
-    return [configmap, job]
 
 
 def render_zone(plan: Plan, zone: ZonePlan) -> list[Artifact]:
     text = script(plan)
-    objects = (ic_server(plan), *setup_objects(plan, text))
+    objects = (ic_server(plan), script_configmap(plan, text))
     return [
         Manifest(zone.name, "ic-server.yaml", objects),
         TextFile(PurePosixPath(zone.name, "ic-db", SCRIPT), text, executable=True),

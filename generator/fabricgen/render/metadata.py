@@ -16,10 +16,10 @@ def source_annotation(source: str) -> dict[str, str]:
 
 
 # A partial object owned by another controller: merge our fields server-side,
-# never prune or delete the live object (argo-cd #15005, Flux prune opt-out).
+# never prune or delete the live object (argo-cd #15005, Flux prune opt-out). Server-side
+# diff is set on the Applications: Argo CD reads it there only (argo-cd controller/state.go).
 PARTIAL = {
     "argocd.argoproj.io/sync-options": "ServerSideApply=true,Validate=false,Prune=false,Delete=false",
-    "argocd.argoproj.io/compare-options": "ServerSideDiff=true",
     "kustomize.toolkit.fluxcd.io/ssa": "Merge",
     "kustomize.toolkit.fluxcd.io/prune": "disabled",
 }

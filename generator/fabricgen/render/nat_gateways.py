@@ -41,7 +41,6 @@ EXTERNAL_PROVIDER = f"{EXTERNAL_NETWORK}.{NAMESPACE}"
 # The bridge is `br-<provider network>`, and Linux allows 15 characters: at most 12 here.
 UNDERLAY = "vpc-external"
 # Kube-OVN NADs on SUSE Virtualization sit on the management cluster network (see FG403).
-MGMT = "mgmt"
 
 
 def gw_config(plan: Plan) -> KubeObject:
@@ -113,9 +112,9 @@ def underlay(plan: Plan, ext: ExternalNetwork) -> list[KubeObject]:
     ]
 
 
-def external_network(plan: Plan, ext: ExternalNetwork, harvester: bool) -> list[KubeObject]:
+def external_network(plan: Plan, ext: ExternalNetwork, harvester: bool, cluster_network: str) -> list[KubeObject]:
     if harvester:
-        return [*underlay(plan, ext), nad(plan, EXTERNAL_NETWORK, NAMESPACE, MGMT, harvester=True),
+        return [*underlay(plan, ext), nad(plan, EXTERNAL_NETWORK, NAMESPACE, cluster_network, harvester=True),
                 external_subnet(plan, ext, harvester=True)]
     return [external_nad(plan, ext), external_subnet(plan, ext, harvester=False)]
 
@@ -177,7 +176,7 @@ def zone_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
     if ext is None or not gateways:
         return []
     harvester = zone.zone.platform == "harvester"
-    objects = [gw_config(plan), *external_network(plan, ext, harvester)]
+    objects = [gw_config(plan), *external_network(plan, ext, harvester, zone.zone.overlay_cluster_network)]
     objects += [gateway(plan, vpc, gw) for vpc, gw in gateways]
     objects += [obj for _vpc, gw in gateways for obj in eips(plan, gw)]
     objects += [obj for _vpc, gw in gateways for obj in nat_rules(plan, gw)]

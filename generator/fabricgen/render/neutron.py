@@ -18,6 +18,8 @@ from fabricgen.render.host_tree import platform_dir
 from fabricgen.render.templating import render_template
 
 FILENAME = "ml2_conf.ini"
+# The first release whose Neutron reads project_network_types (Neutron 28.0.0).
+PROJECT_NETWORK_TYPES = "2026.1"
 IPV4_HEADER = 20
 HEADER_SIZE = {"geneve": 38, "vxlan": 30}
 
@@ -43,7 +45,15 @@ def ini(plan: Plan, deployment: OvnDeployment, cloud: OpenStackCloud) -> str:
         l3_scheduler=cloud.l3_scheduler,
         metadata="True" if cloud.metadata else "False",
         distributed_fip="True" if cloud.distributed_floating_ips else "False",
+        network_types_option=network_types_option(cloud),
     )
+
+
+def network_types_option(cloud: OpenStackCloud) -> str:
+    """The `[ml2]` option the cloud's Neutron reads without a deprecation warning."""
+    if cloud.release is not None and cloud.release >= PROJECT_NETWORK_TYPES:
+        return "project_network_types"
+    return "tenant_network_types"
 
 
 def render(plan: Plan) -> list[Artifact]:

@@ -84,7 +84,7 @@ def render(plan: Plan) -> list[Artifact]:
         backbone = zone.zone.backbone
         net = backbone.network
         objects = (
-            nad(plan, net.name, net.namespace, net.cluster_network,
+            nad(plan, net.name, net.namespace, net.cluster_network or zone.zone.overlay_cluster_network,
                 zone.zone.platform == "harvester"),
             subnet(
                 plan,

@@ -52,6 +52,7 @@ def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluste
         cluster_subnets=cluster_subnets(cluster),
         api_server=cluster.api_server,
         service_cidr=str(cluster.service_cidr),
+        host_network_namespace=cluster.host_network_namespace,
         nb=nb_remote(deployment),
         sb=sb_remote(deployment),
         ssl=db.ssl_in_use,

@@ -45,7 +45,8 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
         )
         for sub in vpc.subnets:
             net_name, net_ns, cluster_network = tenant_network(sub)
-            objects.append(nad(plan, net_name, net_ns, cluster_network, harvester))
+            objects.append(nad(plan, net_name, net_ns, cluster_network or zone.zone.overlay_cluster_network,
+                               harvester))
             objects.append(
                 subnet(
                     plan,

@@ -193,6 +193,36 @@ def _each(pairs: Sequence[tuple[str, str]]) -> str:
     return "; ".join(f"{zone} {detail}" for zone, detail in pairs)
 
 
+# How Kube-OVN's IC controller treats a changed ovn-ic-config (kubeovn/kube-ovn
+# pkg/ovn_ic_controller): up to v1.16.2 `getICState` calls any difference icConfigChange, and
+# resyncInterConnection tears that zone's interconnection down (its ports, learned routes and
+# gateway labels) and re-establishes it, so the zone gets a new random transit address; the
+# other zones are untouched. `classifyICConfig` (commit 37d4da488 on release-1.16, first in
+# v1.16.3; fb3d77631 on release-1.15, first in v1.15.24; master's ad10f798) calls a change of
+# gw-nodes alone icGatewayChange and moves the gateways in place.
+GATEWAY_CHANGE_IN_PLACE = ((1, 15, 24), (1, 16, 3))
+
+
+def gateway_change_in_place(fabric: Fabric) -> bool | None:
+    """Whether the zones' Kube-OVN moves gw-nodes without rebuilding (None: version unknown)."""
+    ic = fabric.interconnection
+    version = ic.kube_ovn_full_version if ic is not None else None
+    if version is None:
+        return None
+    major, minor, patch = version[0], version[1], version[2] or 0
+    if (major, minor) == (1, 15):
+        return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[0]
+    return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[1]
+
+
+def _kube_ovn(fabric: Fabric) -> str:
+    ic = fabric.interconnection
+    version = ic.kube_ovn_full_version if ic is not None else None
+    if version is None:
+        return "Kube-OVN"
+    return f"Kube-OVN {version[0]}.{version[1]}" + (f".{version[2]}" if version[2] is not None else "")
+
+
 def fabric_cautions(base: Fabric | None, head: Fabric | None, fabric: str = "FABRIC") -> list[Caution]:
     """Disruptive differences between two fabrics: one caution per kind of change, naming each zone
     it concerns once, and the remedy."""
@@ -235,13 +265,33 @@ def fabric_cautions(base: Fabric | None, head: Fabric | None, fabric: str = "FAB
     gateways = [(n, f"{_names(old[n].gateway_nodes)} -> {_names(new[n].gateway_nodes)}") for n in staying
                 if old[n].gateway_nodes != new[n].gateway_nodes]
     if gateways:
-        notes.append(Caution(tuple(n for n, _ in gateways), (
-            f"the gateway nodes change: {_each(gateways)}: ovn-ic-config changes, and Kube-OVN 1.16.2 tears each "
-            f"such zone's interconnection down and re-establishes it with a new random transit address; "
-            f"{_rebuild(fabric)}"), ic_config=True, names_zones=True))
+        in_place = gateway_change_in_place(head)
+        if in_place and _ic_config_besides_gateways(base) == _ic_config_besides_gateways(head):
+            notes.append(Caution(tuple(n for n, _ in gateways), (
+                f"the gateway nodes change: {_each(gateways)}: ovn-ic-config changes, and {_kube_ovn(head)} moves "
+                "each such zone's transit switch gateways in place (its transit address stays); traffic of that "
+                "zone pauses while the gateway port moves"), ic_config=True, names_zones=True))
+        else:
+            later = "" if in_place is not False else (
+                " (from Kube-OVN v1.15.24 and v1.16.3 on, a change of gw-nodes alone is made in place)")
+            notes.append(Caution(tuple(n for n, _ in gateways), (
+                f"the gateway nodes change: {_each(gateways)}: ovn-ic-config changes, and {_kube_ovn(head)} tears "
+                f"each such zone's interconnection down and re-establishes it with a new random transit "
+                f"address{later}; the other zones are not rebuilt, but their routes to it point at its old address "
+                f"until they follow; {_rebuild(fabric)}"), ic_config=True, names_zones=True))
     notes += _tenant_cautions([(old[n], new[n]) for n in staying])
     notes += _interconnection_cautions(base, head, staying, fabric)
     return notes + _deployment_cautions(base, head)
+
+
+def _ic_config_besides_gateways(fabric: Fabric) -> tuple[object, ...]:
+    """What ovn-ic-config holds besides az-name (the zone's name) and gw-nodes
+    (render/kubeovn_ic.py): ic-db-host, ic-nb-port, ic-sb-port, auto-route."""
+    ic = fabric.interconnection
+    if ic is None:
+        return ()
+    db = ic.database
+    return tuple(str(m.address) for m in db.members), db.nb_port, db.sb_port, ic.auto_route
 
 
 def _tenant_cautions(pairs: Sequence[tuple[Zone, Zone]]) -> list[Caution]:
@@ -303,15 +353,16 @@ def _deployment_cautions(base: Fabric, head: Fabric) -> list[Caution]:
         "types do not reach each other"), names_zones=True)]
 
 
-def cautions(items: Sequence[Change], fabric: str = "FABRIC", covered: frozenset[str] = frozenset()) -> list[Caution]:
+def cautions(items: Sequence[Change], fabric: str = "FABRIC", covered: frozenset[str] = frozenset(),
+             kube_ovn: str = "Kube-OVN") -> list[Caution]:
     """Cautions read from the output itself; `covered`: zones whose ovn-ic-config change a fabric
     caution already explains."""
     notes: list[Caution] = []
     modified = [c.zone for c in items if c.title == IC_CONFIG and c.status == "modified" and c.zone not in covered]
     if modified:
         notes.append(Caution(tuple(modified), (
-            "ovn-ic-config modified: Kube-OVN 1.16.2 tears each such zone's interconnection down and re-establishes "
-            f"it, with a new random transit address; {_rebuild(fabric)}")))
+            f"ovn-ic-config modified: {kube_ovn} tears each such zone's interconnection down and re-establishes it, "
+            f"with a new random transit address (the other zones are not rebuilt); {_rebuild(fabric)}")))
     for change in items:
         if change.title == IC_DB_SCRIPT and change.status == "modified" and "vxlan_mode" in change.diff:
             notes.append(Caution((change.zone,), (
@@ -326,7 +377,7 @@ def review(base: Build | None, head: Build, fabric: str = "FABRIC") -> Review:
         return Review((), ())
     from_fabrics = fabric_cautions(base.plan.fabric if base else None, head.plan.fabric, fabric)
     covered = frozenset(z for c in from_fabrics if c.ic_config for z in c.zones)
-    return Review(tuple(items), tuple(from_fabrics + cautions(items, fabric, covered)))
+    return Review(tuple(items), tuple(from_fabrics + cautions(items, fabric, covered, _kube_ovn(head.plan.fabric))))
 
 
 # ------------------------------------------------------------------ output

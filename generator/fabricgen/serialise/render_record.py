@@ -11,7 +11,7 @@ code. The record holds:
 - `fabric`: the source name used in headers and `fabricgen.io/source` (printable, as
   `fabricgen.source.provenance.printable` writes it), and the SHA-256 of the fabric file's
   bytes;
-- `code`: the SHA-256 of fabricgen's own `.py` and `.j2` files (`code_digest`), computed at
+- `code`: the SHA-256 of fabricgen's own `.py`, `.j2` and `.lua` files (`code_digest`), computed at
   run time, so a code change without a version bump never trusts an old record;
 - `warnings`: how many warnings the fabric has (the fast path is taken only at 0, so it
   never has to repeat a diagnostic);
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 2
-_CODE_SUFFIXES = (".py", ".j2")
+_CODE_SUFFIXES = (".py", ".j2", ".lua")
 _PACKAGE = Path(__file__).resolve().parent.parent  # the whole fabricgen package
 
 
@@ -40,7 +40,7 @@ def sha256(data: bytes) -> str:
 
 
 def code_digest(package: Path = _PACKAGE) -> str:
-    """SHA-256 over the relative path and bytes of every `.py` and `.j2` file of the package."""
+    """SHA-256 over the relative path and bytes of every `.py`, `.j2` and `.lua` file of the package."""
     digest = hashlib.sha256()
     found: list[tuple[str, str]] = []
     pending = [(str(package), "")]

@@ -156,10 +156,11 @@ def vxlan_kube_ovn_version(fabric: Fabric) -> Iterator[Finding]:
         return
     release = ic.kube_ovn_release
     where = ("interconnection", "kubeOvnVersion") if ic.kube_ovn_version is not None \
-        else ("interconnection", "database", "image")
+        else ("interconnection", "database", "image") if ic.database.image is not None \
+        else ("interconnection", "database")
     if release is None:
         yield Finding("FG111", where,
-                      f"cannot tell the zones' Kube-OVN version from image {ic.database.image!r}; VXLAN "
+                      f"cannot tell the zones' Kube-OVN version from image {ic.ic_image!r}; VXLAN "
                       "interconnection needs Kube-OVN 1.15 or later (OVN 25.03, vxlan_mode); state it as "
                       "interconnection.kubeOvnVersion, e.g. v1.15.0", Severity.WARNING)
     elif release < VXLAN_MODE_KUBE_OVN:
@@ -169,3 +170,24 @@ def vxlan_kube_ovn_version(fabric: Fabric) -> Iterator[Finding]:
                       "setting and gives transit switches tunnel keys VXLAN cannot carry, so cross-zone "
                       "traffic is dropped; run Kube-OVN 1.15 or later (and say so in kubeOvnVersion) or "
                       "use geneve")
+
+
+@rule("FG112", "ic-image-version",
+      "The IC server's image is of another Kube-OVN release than interconnection.kubeOvnVersion.")
+def ic_image_version(fabric: Fabric) -> Iterator[Finding]:
+    ic = fabric.interconnection
+    if ic is None or ic.kube_ovn_version is None or ic.database.zone is None:
+        return
+    wanted, image = ic.kube_ovn_full_version, ic.image_version
+    if wanted is None or image is None or (wanted[0], wanted[1]) == (image[0], image[1]):
+        return
+    if ic.database.image is not None:
+        yield Finding("FG112", ("interconnection", "database", "image"),
+                      f"the IC server runs {ic.ic_image!r}, a Kube-OVN {image[0]}.{image[1]} image, while "
+                      f"kubeOvnVersion says the zones run {ic.kube_ovn_version}; use the zones' release "
+                      "(or leave image out: it follows kubeOvnVersion)", Severity.WARNING)
+    else:
+        yield Finding("FG112", ("interconnection", "kubeOvnVersion"),
+                      f"kubeOvnVersion {ic.kube_ovn_version} names no patch release, so the IC server runs "
+                      f"the default {ic.ic_image!r}; give the full version (e.g. v{wanted[0]}.{wanted[1]}.0) "
+                      "or set interconnection.database.image", Severity.WARNING)

@@ -12,7 +12,7 @@ from fabricgen.validation.network_index import NetworkIndex
 from fabricgen.validation.rules import rule
 
 
-def _networks(zone: Zone, i: int) -> Iterator[tuple[Path, str, str, str]]:
+def _networks(zone: Zone, i: int) -> Iterator[tuple[Path, str, str, str | None]]:
     """Every overlay network of a zone: (path to its name, name, namespace, cluster network)."""
     net = zone.backbone.network
     yield ("zones", i, "backbone", "network", "name"), net.name, net.namespace, net.cluster_network
@@ -46,16 +46,19 @@ def peering_default(fabric: Fabric) -> Iterator[Finding]:
                                   "workload to the backbone instead, or peer two tenant VPCs")
 
 
-@rule("FG403", "overlay-cluster-network", "An overlay network is on a cluster network other than mgmt.")
+@rule("FG403", "overlay-cluster-network",
+      "An overlay network names a cluster network other than its zone's overlayClusterNetwork.")
 def overlay_cluster(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
         if zone.platform != "harvester":
             continue
         for path, name, _ns, cluster in _networks(zone, i):
-            if cluster != "mgmt":
+            if cluster is not None and cluster != zone.overlay_cluster_network:
                 yield Finding("FG403", (*path[:-1], "clusterNetwork"),
-                              f"overlay network {name!r} is on cluster network {cluster!r}; SUSE "
-                              "Virtualization creates overlay networks only on mgmt; use mgmt")
+                              f"overlay network {name!r} is on cluster network {cluster!r}, but SUSE "
+                              "Virtualization labels every Kube-OVN NAD of the zone with the cluster network "
+                              f"that carries Kube-OVN's tunnel, here {zone.overlay_cluster_network!r} "
+                              "(overlayClusterNetwork); leave clusterNetwork out or set overlayClusterNetwork")
 
 
 @rule("FG404", "network-name-dots", "An overlay network name contains a dot; Kube-OVN providers are <nad>.<ns>.ovn.")

@@ -4,10 +4,15 @@
 #
 # Configures the OVN-IC northbound database of fabric partial.
 # Run it anywhere ovn-ic-nbctl can reach the IC database, e.g.
-#   kubectl -n kube-system exec deploy/ovn-ic-server -- sh -s < configure-ic-db.sh
+#   kubectl -n kube-system exec deploy/ovn-ic-server -c ic-db-setup -- sh -s < configure-ic-db.sh
 # OVN_IC_NB_DB selects another database (default: the fabric's raft members;
 # with several members ovn-ic-nbctl finds the raft leader itself).
-# Safe to run any number of times.
+# Safe to run any number of times; it changes nothing when the database is configured.
+#   configure-ic-db.sh             configure the database once
+#   configure-ic-db.sh --check     exit 0 when the database is configured, 1 when it is not
+#   configure-ic-db.sh --every N   configure it, then check every N seconds and configure it
+#                                  again when it is not (an IC database rebuilt from scratch);
+#                                  each round runs this file afresh, so a changed script applies
 set -eu
 
 default_db=tcp:10.20.0.11:6645
@@ -17,6 +22,39 @@ export OVN_IC_NB_DB
 nbctl() {
     ovn-ic-nbctl --timeout=60 "$@"
 }
+
+configured() {
+    # No IC_NB_Global row yet (a new or rebuilt database) is not configured.
+    value=$(ovn-ic-nbctl --timeout=5 --if-exists get IC_NB_Global . options:vxlan_mode) || return 1
+    [ "$value" = '"true"' ]
+}
+
+case "${1:-}" in
+--check)
+    configured
+    exit
+    ;;
+--every)
+    period=${2:?--every needs a number of seconds}
+    trap 'exit 0' TERM INT
+    while :; do
+        sh "$0" --if-needed || echo "configure-ic-db.sh: the IC database is not configured; retrying in ${period}s" >&2
+        sleep "$period" &
+        wait $!
+    done
+    ;;
+--if-needed)
+    if configured; then
+        exit 0
+    fi
+    ;;
+"")
+    ;;
+*)
+    echo "usage: configure-ic-db.sh [--check | --every SECONDS]" >&2
+    exit 2
+    ;;
+esac
 
 nbctl init
 # VXLAN has 12-bit tunnel keys: without vxlan_mode the transit switch gets key
