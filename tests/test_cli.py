@@ -218,7 +218,7 @@ def test_command_process_exits_with_mains_code_and_all_its_output(
     import tomllib
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts == {"fabricgen": "fabricgen.cli:run"}
+    assert scripts == {"fabricgen": "fabricgen.console:run"}
     monkeypatch.setenv("ARGOCD_ENV_ZONE", "hq")
     monkeypatch.setenv("ARGOCD_ENV_FABRIC", LAB)
     proc = subprocess.run([sys.executable, "-m", "fabricgen", "argocd-generate"], cwd=REPO, env=dict(os.environ),

@@ -1,3 +1,3 @@
-from fabricgen.cli import run
+from fabricgen.console import run
 
 run()

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import NoReturn
 
 from fabricgen import __version__, exit_codes
@@ -210,7 +212,33 @@ def _dispatch(args: argparse.Namespace) -> int:
     raise AssertionError(args.command)  # pragma: no cover - argparse rejects others
 
 
+_interrupted = False  # a SIGINT arrived (`_on_interrupt`); see `main`
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGINT during a run: Python's own handling (KeyboardInterrupt), remembered, so that an
+    exception a library makes of it (pyo3's PanicException) still ends as an interrupt."""
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("fabricgen: interrupted\n")
+        return exit_codes.INTERRUPTED
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException:
+        if not _interrupted:
+            raise
+        sys.stderr.write("fabricgen: interrupted\n")
+        return exit_codes.INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "render" and bool(args.fabrics) == args.all_tracked:
@@ -259,7 +287,7 @@ def _discard_stdout() -> None:
 
 
 def run() -> NoReturn:
-    """The `fabricgen` command itself (console script, `python -m fabricgen`): `main`, then exit.
+    """The `fabricgen` command itself (`fabricgen.console.run` calls it): `main`, then exit.
 
     The cyclic garbage collector is off for the run. Loading the pipeline creates hundreds
     of thousands of objects that live until the process ends (modules, classes, pydantic's
@@ -273,6 +301,8 @@ def run() -> NoReturn:
     are left out of it; everything else about exiting (flushing, atexit) is unchanged.
     Neither is in `main`, which tests and other callers run in their own process.
     """
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # ignored when started: stays ignored
+        signal.signal(signal.SIGINT, _on_interrupt)
     gc.disable()
     code = main()
     gc.freeze()

@@ -141,7 +141,11 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSO
 def _usable(path: Path, checkout: Checkout, shown: str) -> Path:
     """`path` when it is, or links within the checkout to, a regular file; raises otherwise:
     a fabric that is present but unusable is never passed over for another one."""
-    resolved = path.resolve()
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError: a symlink loop (pathlib before Python 3.13)
+        raise PluginSettingsError(f"{shown} is a symlink loop; point it at the fabric file or replace it "
+                                  "with the fabric itself") from None
     if not resolved.is_relative_to(checkout.root.resolve()):
         raise PluginSettingsError(f"{shown} is a symlink to {resolved}, outside the repository; "
                                   "the plugin reads only the repository's own files")

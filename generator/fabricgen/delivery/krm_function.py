@@ -40,11 +40,11 @@ from typing import Any
 from fabricgen import exit_codes
 from fabricgen.delivery import resource_list as rl
 from fabricgen.delivery.zone_selection import zone_build, zone_objects
-from fabricgen.errors import FabricgenError
+from fabricgen.errors import FabricgenError, InvalidFabricError
 from fabricgen.pipeline import load_text
 from fabricgen.render.artifacts import KubeObject
 from fabricgen.source import provenance
-from fabricgen.source.reader import read_text
+from fabricgen.source.reader import read, read_text
 
 API_VERSION = "fabricgen.io/v1alpha1"
 KIND = "FabricGenerator"
@@ -140,7 +140,9 @@ def generate(config: GeneratorConfig) -> tuple[list[dict[str, Any]], list[Any]]:
         name = config.source_name or repository_name(fabric_path)
         try:
             text = read_text(fabric_path)
-        except (OSError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError:  # the located FG000 that validate reports: an invalid fabric
+            raise InvalidFabricError(read(fabric_path, name)[1]) from None
+        except OSError as exc:
             raise FunctionConfigError(f"cannot read fabric {config.path!r} "
                                       f"(resolved to {fabric_path}): {exc}") from exc
     fabric, _source, warnings = load_text(text, name)

@@ -99,13 +99,7 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
                        "remove or merge the repeated entry", "FG002")
         ]
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        return None, [
-            Diagnostic(name, line, col, "(document)",
-                       f"YAML syntax error: {problem}; fix the syntax at this position", "FG001")
-        ]
+        return None, [replace(_syntax_error(exc), file=name)]
     except ReaderError as exc:
         line, col = _position(text, exc.position)
         escape = f"\\x{exc.character:02x}" if exc.character < 0x100 else f"\\u{exc.character:04x}"
@@ -122,6 +116,10 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     except YAMLError as exc:  # pragma: no cover - ruamel raises marked errors for text input
         problem = " ".join(str(exc).split())
         return None, [Diagnostic(name, 1, 1, "(document)", f"YAML error: {problem}", "FG001")]
+    except Exception as exc:  # the reader failed on input its parser passed: never an internal error
+        problem = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        return None, [Diagnostic(name, 1, 1, "(document)", f"the YAML reader cannot read this document "
+                                 f"({problem}); write plain YAML 1.2", "FG001")]
     if len(docs) != 1:
         return None, [
             Diagnostic(name, 1, 1, "(document)",
@@ -339,15 +337,27 @@ def _key_path(text: str, line: int, col: int) -> ModelPath | None:
     return None
 
 
+def _syntax_error(exc: Any) -> Diagnostic:
+    """A parser's or loader's marked error as a located FG001 (the file name left to the caller)."""
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+    return Diagnostic("", line, col, "(document)", f"YAML syntax error: {problem}; fix the syntax at this position",
+                      "FG001")
+
+
 def _event_problem(text: str) -> Diagnostic | None:
     """What the parser's event stream alone refuses, before anything is built from it: an
     explicit tag (`!!float`, `!!omap`, `!`, `!<...>`: a constructor would run on the value,
-    and some fail in ways no message explains), and nesting deeper than MAX_DEPTH (refused at
-    the first level too deep, however deep the document goes). None when the stream has
-    neither, or stops being YAML (the loader then reports the syntax error)."""
-    from ruamel.yaml.error import YAMLError
+    and some fail in ways no message explains), an anchor defined twice (each alias would mean
+    whichever came last; ruamel only warns), a `%YAML` version other than 1.1 or 1.2, nesting
+    deeper than MAX_DEPTH (refused at the first level too deep, however deep the document goes),
+    and the parser's own syntax errors. None when the stream has none of these; the loader then
+    reports what it finds (duplicate keys, control characters)."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.events import CollectionStartEvent
 
+    anchors: set[str] = set()
     try:
         for event, path, depth in _node_events(text):
             mark = event.start_mark
@@ -361,9 +371,24 @@ def _event_problem(text: str) -> Diagnostic | None:
                 return Diagnostic("", *where, shown or "(document)",
                                   f"explicit YAML tag {written} is not supported in a fabric; remove it "
                                   "(quote the value if it must be a string)", "FG001")
-    except YAMLError:
+            anchor = getattr(event, "anchor", None) if not _is_alias(event) else None
+            if anchor is not None:
+                if anchor in anchors:
+                    return Diagnostic("", *where, shown or "(document)",
+                                      f"anchor &{anchor} is defined twice, so an alias *{anchor} would mean the "
+                                      "later one; give each anchor its own name", "FG001")
+                anchors.add(anchor)
+    except MarkedYAMLError as exc:
+        return _syntax_error(exc)
+    except YAMLError:  # a character YAML does not allow: the loader locates it
         return None
     return None
+
+
+def _is_alias(event: Any) -> bool:
+    from ruamel.yaml.events import AliasEvent
+
+    return isinstance(event, AliasEvent)
 
 
 def _duplicate_key(exc: Exception) -> str:
