@@ -18,6 +18,9 @@ PATH = r"^/[^\s\x00-\x1f\x7f]*$"
 # Geneve as OVN uses it (with options): 58; VXLAN: 50.
 TUNNEL_OVERHEAD = {"geneve": 58, "vxlan": 50}
 TUNNEL_PORT = {"geneve": 6081, "vxlan": 4789}
+# The raft cluster ports of the NB and SB databases, ovn-ctl's defaults (ovn-org/ovn utilities/ovn-ctl,
+# DB_NB_CLUSTER_LOCAL_PORT and DB_SB_CLUSTER_LOCAL_PORT).
+RAFT_PORTS = {"northbound": 6643, "southbound": 6644}
 
 # ovsdb-server reads Connection inactivity_probe into a C int (openvswitch/ovs ovsdb/ovsdb-server.c,
 # add_manager_options; ovsdb/jsonrpc-server.h) and reconnect_set_probe_interval (lib/reconnect.c)

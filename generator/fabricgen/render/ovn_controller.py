@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from fabricgen.model.ovn import OvnDeployment
+from fabricgen.model.ovn import RAFT_PORTS, OvnDeployment
 from fabricgen.plan.deployments import OWNER_KEY, listen_target, owner_marker
 from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
@@ -23,7 +23,6 @@ from fabricgen.render.templating import render_template
 SCRIPT = "configure-ovn-central.sh"
 FIREWALL = "ovn-central.nft"
 FIREWALL_TABLE = "fabricgen_ovn_central"
-RAFT_PORTS = (6643, 6644)
 
 
 def _provider_networks(deployment: OvnDeployment) -> list[dict[str, object]]:
@@ -61,7 +60,7 @@ def firewall(plan: Plan, deployment: OvnDeployment, host: str) -> str:
         table=FIREWALL_TABLE,
         client_ports=[db.nb_port, db.sb_port],
         clients=[str(n) for n in db.client_networks] + uncovered,
-        raft_ports=list(RAFT_PORTS) if len(members) > 1 else [],
+        raft_ports=list(RAFT_PORTS.values()) if len(members) > 1 else [],
         members=members,
     )
 
