@@ -155,9 +155,52 @@ def test_central_script_refuses_a_listener_of_others_on_its_target(databases: Ov
     dumps = nb.dump(), sb.dump()
     refused = sh(controller_script(FABRIC, CENTRAL, scripts), env)
     assert refused.returncode == 1
-    assert (f"northbound Connection ptcp:6641:10.20.0.11 exists and is not fabricgen's ({OWNER_KEY}: none)"
+    assert ("northbound Connection ptcp:6641:10.20.0.11 listens on port 6641, which fabricgen's northbound "
+            f"listener ptcp:6641:10.20.0.11 needs, and is not fabricgen's ({OWNER_KEY}: none); left alone"
             in refused.stderr)
     assert (nb.dump(), sb.dump()) == dumps
+
+
+RAFT = edited(FABRIC, ("        - host: ctl1\n          address: 10.20.0.11\n",
+                       "        - host: ctl1\n          address: 10.20.0.11\n        - host: ctl4\n"
+                       "          address: 10.20.0.12\n        - host: ctl5\n          address: 10.20.0.13\n"))
+
+
+# (fabric, database holding the operator's listener, its target, fabricgen's listener it blocks).
+# ovsdb-server opens every Connection target with pstream_open (openvswitch/ovs lib/stream.c;
+# ptcp:PORT[:IP], pssl:PORT[:IP], the port defaulting to 6640): one that takes a port fabricgen's
+# listener needs, on any address, leaves one of the two unbound (EADDRINUSE). The NB and SB
+# servers of a controller share its ports, so the SB's listeners count for the NB's port too.
+SAME_PORT = [
+    ("single", "nb", "pssl:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "ptcp:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "ptcp:6641:127.0.0.1", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "pssl:6641:10.20.0.11", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "sb", "ptcp:6642:[::]", "southbound", "ptcp:6642:10.20.0.11"),
+    ("single", "sb", "ptcp:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("raft", "nb", "ptcp:6641:10.20.0.11", "northbound", "ptcp:6641"),
+    ("raft", "nb", "pssl:6642:10.20.0.12", "southbound", "ptcp:6642"),
+]
+
+
+@pytest.mark.parametrize(("fabric", "where", "target", "blocked", "mine"), SAME_PORT,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in SAME_PORT])
+def test_central_script_refuses_a_listener_of_others_on_its_port(
+        databases: OvsdbServers, scripts: Path, fabric: str, where: str, target: str, blocked: str,
+        mine: str) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    tool, description = ("ovn-nbctl", "northbound") if where == "nb" else ("ovn-sbctl", "southbound")
+    ctl(tool, env, "init")  # the other database stays new, without its global row
+    ctl(tool, env, "set-connection", target)
+    dumps = nb.dump(), sb.dump()
+    refused = sh(controller_script(RAFT if fabric == "raft" else FABRIC, CENTRAL, scripts), env)
+    assert refused.returncode == 1, refused.stderr
+    port = mine.split(":")[1]
+    assert (f"{description} Connection {target} listens on port {port}, which fabricgen's {blocked} listener "
+            f"{mine} needs, and is not fabricgen's ({OWNER_KEY}: none); left alone") in refused.stderr
+    assert "1 row(s) in the way are not fabricgen's; nothing changed" in refused.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "a refused run changed a database"
 
 
 # --- SSL: the database's one SSL row -----------------------------------------------------

@@ -4,8 +4,9 @@
   rows and the provider networks (localnet switches and ports), all marked
   `fabricgen-owner=central/<deployment>` and compared before they are written, so a
   second run changes nothing; marked rows that fabric.yaml no longer lists are
-  deleted. A same-name row without the marker stops the script before any change,
-  as does a database that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
+  deleted. A same-name row without the marker, or a listener without it on the NB or
+  SB port (any address), stops the script before its first write, as does a database
+  that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
 - `ovn-central.nft`: an nftables table that lets only the client networks (and,
   for raft, the other members) reach the database ports.
 """
@@ -41,6 +42,8 @@ def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> st
         ssl=db.ssl_in_use,
         nb_target=listen_target(deployment, db.nb_port),
         sb_target=listen_target(deployment, db.sb_port),
+        nb_port=db.nb_port,
+        sb_port=db.sb_port,
         probe=db.inactivity_probe,
         provider_networks=_provider_networks(deployment),
         owner_key=OWNER_KEY,
