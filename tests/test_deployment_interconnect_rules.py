@@ -282,7 +282,7 @@ def test_auto_route_sets_route_exchange_instead_of_routes() -> None:
     assert all(not j.routes for j in build.plan.joins)
     assert all(not z.routes for z in build.plan.zones)
     script = build.files[PurePosixPath("t", "_host", "os", "controllers", "ctl1", "configure-ovn-ic.sh")].text
-    assert '[ "$(nb_option "$key")" = true ] || nbctl set NB_Global . "options:$key=true"' in script
+    assert 'set_value options "$key" true "option-$key"' in script
     assert "lr-route-add" not in script
 
 

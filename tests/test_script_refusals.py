@@ -21,8 +21,17 @@ import pytest
 
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
-from test_script_ownership import CENTRAL, OVN_IC_NB, OVN_IC_SB, central_env
-from test_script_pruning import FABRIC, controller_script, ctl, sh
+from test_script_ownership import (
+    CENTRAL,
+    IC,
+    OVN_IC_NB,
+    OVN_IC_SB,
+    PLATFORM_ROUTER,
+    central_env,
+    ic_databases,
+    ic_script_env,
+)
+from test_script_pruning import FABRIC, ROUTER, controller_script, ctl, edited, rows, sh
 
 
 @pytest.fixture
@@ -78,3 +87,82 @@ def test_a_refused_central_run_creates_no_nb_global(databases: OvsdbServers, scr
     assert refused.returncode == 1, refused.stderr
     assert "southbound Connection pssl:6642 listens on port 6642" in refused.stderr
     assert dumps({"nb": nb, "sb": sb}) == before, "a refused run changed a database"
+
+
+# --- configure-ovn-ic.sh --------------------------------------------------------------------
+
+
+def test_a_refused_ic_run_creates_no_global_row(databases: OvsdbServers, scripts: Path) -> None:
+    """An operator's router port in the way; the SB and IC SB are new, without their global rows."""
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "lr-add", "operators-router", "--",
+        "lrp-add", "operators-router", "dc-ts", "00:00:00:00:99:01", "169.254.100.99/24")
+    before = dumps(dbs)
+    refused = sh(controller_script(FABRIC, IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert f"router port dc-ts exists and is not fabricgen's ({OWNER_KEY}: none); left alone" in refused.stderr
+    assert dumps(dbs) == before, "a refused run changed a database"
+    for name, table in (("sb", "SB_Global"), ("ic_sb", "IC_SB_Global")):
+        assert "_uuid" not in global_rows(dbs[name], table).splitlines()[-1], table
+
+
+def test_a_missing_platform_router_stops_the_ic_script_before_any_write(
+        databases: OvsdbServers, scripts: Path) -> None:
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    before = dumps(dbs)
+    refused = sh(controller_script(edited(FABRIC, PLATFORM_ROUTER), IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert f"router {ROUTER} does not exist; its platform creates it (createRouter: false)" in refused.stderr
+    assert dumps(dbs) == before, "the script wrote before it stopped"
+
+
+def test_the_ic_script_waits_for_the_transit_switch_before_it_adds_ports(
+        databases: OvsdbServers, scripts: Path) -> None:
+    """ovn-ic copies the transit switch only once NB_Global names the AZ. On a first run the name
+    is the only write before the wait; once the name is set, a run whose transit switch does not
+    arrive writes nothing. FABRICGEN_TS_WAIT shortens the wait (seconds, default 60)."""
+    dbs = ic_databases(databases, copied=False)
+    env = {**ic_script_env(dbs), "FABRICGEN_TS_WAIT": "1"}
+    script = controller_script(FABRIC, IC, scripts)
+
+    first = sh(script, env)
+    assert first.returncode == 1, first.stderr + first.stdout
+    assert "ovn-ic has not copied transit switch ts into the northbound database" in first.stderr
+    assert ctl("ovn-nbctl", env, "get", "NB_Global", ".", "name") == "dc"
+    assert rows(env, "Logical_Router", "name") == {}
+    assert rows(env, "Logical_Router_Port", "name") == {}
+
+    before = dumps(dbs)
+    again = sh(script, env)
+    assert again.returncode == 1, again.stderr + again.stdout
+    assert "ovn-ic has not copied transit switch ts into the northbound database" in again.stderr
+    assert dumps(dbs) == before, "a run waiting for the transit switch wrote"
+
+
+@pytest.mark.parametrize("wait", ["", "0", "abc", "1;touch x", "-1", "0x10", "100000"])
+def test_the_ic_script_refuses_a_wait_that_is_not_a_number(databases: OvsdbServers, scripts: Path,
+                                                            wait: str) -> None:
+    dbs = ic_databases(databases)
+    env = {**ic_script_env(dbs), "FABRICGEN_TS_WAIT": wait}
+    before = dumps(dbs)
+    refused = sh(controller_script(FABRIC, IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert f"FABRICGEN_TS_WAIT '{wait}' is not a whole number of seconds from 1 to 99999" in refused.stderr
+    assert dumps(dbs) == before
+
+
+def test_a_local_switch_named_like_the_transit_switch_stops_the_ic_script(
+        databases: OvsdbServers, scripts: Path) -> None:
+    """A switch `ts` of the AZ's own (not ovn-ic's copy, which carries other_config:interconn-ts)
+    would get the transit port, and ovn-ic's copy would make the name ambiguous."""
+    dbs = ic_databases(databases, copied=False)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "ls-add", "ts")
+    before = dumps(dbs)
+    refused = sh(controller_script(FABRIC, IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert ("switch ts exists and is not the transit switch ovn-ic copies (other_config:interconn-ts=ts); "
+            "left alone") in refused.stderr
+    assert dumps(dbs) == before
