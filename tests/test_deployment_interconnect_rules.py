@@ -301,7 +301,7 @@ def test_gateway_chassis_get_ovn_is_interconn_and_others_lose_it() -> None:
     text = edit(BASE, "      gatewayChassis: [node2, node1]\n", "      gatewayChassis: [node2]\n")
     host = build_text(text, NAME).files[
         PurePosixPath("t", "_host", "k8s", "chassis", "node1", "configure-ovn-host.sh")].text
-    assert "vsctl remove Open_vSwitch . external_ids ovn-is-interconn" in host
+    assert "-- remove Open_vSwitch . external_ids ovn-is-interconn" in host
 
 
 def test_ovn_ic_drop_in_points_at_both_databases() -> None:

@@ -14,13 +14,14 @@ So a refused run leaves every database byte for byte as it was, with no global r
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fabricgen.plan.deployments import OWNER_KEY
-from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
+from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, Database, OvsdbServers, missing
 from test_script_ownership import (
     CENTRAL,
     IC,
@@ -166,3 +167,26 @@ def test_a_local_switch_named_like_the_transit_switch_stops_the_ic_script(
     assert ("switch ts exists and is not the transit switch ovn-ic copies (other_config:interconn-ts=ts); "
             "left alone") in refused.stderr
     assert dumps(dbs) == before
+
+
+# --- configure-ovn-host.sh ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["10.250.0.300", '10.250.0.21"', "10.250.0", "eth1", " 10.250.0.21",
+                                   "10.250.0.021"])
+def test_the_host_script_refuses_an_encap_ip_that_is_not_an_address(databases: OvsdbServers, tmp_path: Path,
+                                                                    value: str) -> None:
+    from conftest import build_text
+    from test_platform_rules import BASE
+
+    build = build_text(BASE, "sites/t/fabric.yaml")
+    path = next(p for p in build.files if p.name == "configure-ovn-host.sh" and "kvm01" in p.parts)
+    script = tmp_path / "configure-ovn-host.sh"
+    script.write_text(build.files[path].text)
+    ovs = databases.start(OPEN_VSWITCH)
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.directory), "OVN_ENCAP_IP": value}
+    before = ovs.dump()
+    result = subprocess.run(["sh", str(script)], env=env, capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr + result.stdout
+    assert f"OVN_ENCAP_IP '{value}' is not an IPv4 address" in result.stderr
+    assert ovs.dump() == before, "the script wrote before it stopped"
