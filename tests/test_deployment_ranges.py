@@ -9,11 +9,14 @@ tool here:
   add_manager_options; ovsdb/jsonrpc-server.h), and reconnect_set_probe_interval
   (lib/reconnect.c) raises any non-zero value below 1000 ms to 1000. So 0, or 1000 to
   2147483647; the central script writes 2147483647 and ovsdb-server stores it.
-- Host addresses: netplan refuses prefix /0 ("invalid prefix length", netplan.io 0.106
-  src/parse.c, handle_addresses) and takes /1 to /32; `netplan generate` shows both.
+- Host addresses: netplan refuses prefix /0 ("invalid prefix length", netplan.io src/parse.c,
+  where it reads `addresses`) and takes /1 to /32; `netplan generate` (0.106) shows both.
 - `interconnect.gatewayChassis`: priorities 100, 99, ... in list order, and ovn-nbctl's
   lrp-set-gateway-chassis takes 0 to 32767 (ovn-org/ovn utilities/ovn-nbctl.c; the NB schema's
   Gateway_Chassis priority), so at most 101 chassis; the IC script sets all 101.
+- The other numbers at their edges: BGP ASN and maximum-paths through vtysh --dryrun, VLAN ids
+  through netplan generate and the central script (the NB schema's tag), NIC MTUs through the
+  kernel (a veth device in a private network namespace).
 """
 
 from __future__ import annotations
@@ -171,3 +174,91 @@ def test_101_gateway_chassis_get_priorities_down_to_0(databases: OvsdbServers, t
     out = json.loads(ctl("ovn-nbctl", env, "--format=json", "--columns=chassis_name,priority", "list",
                          "Gateway_Chassis"))
     assert sorted(p for _name, p in out["data"]) == list(range(0, 101))
+
+
+# --- the other numbers at their edges, through their readers ----------------------------------
+
+BGP = "          asn: 65002\n          uplinks: [eth0]\n"  # kvm02's
+
+
+def with_bgp(asn: int, paths: int) -> str:
+    return edit(BASE, BGP, f"          asn: {asn}\n          uplinks: [eth0]\n          maximumPaths: {paths}\n")
+
+
+def test_frr_takes_the_bgp_numbers_fabricgen_accepts(tmp_path: Path) -> None:
+    """`router bgp (1-4294967295)` and `maximum-paths (1-MULTIPATH_NUM)` (FRRouting bgpd/bgp_vty.c;
+    Debian's FRR 8.4 is built with 256 paths), read by vtysh --dryrun."""
+    if shutil.which("vtysh") is None:
+        pytest.skip("needs vtysh (frr)")
+
+    def dry_run(text: str) -> subprocess.CompletedProcess[str]:
+        path = tmp_path / "frr.conf"
+        path.write_text(text, encoding="utf-8")
+        return subprocess.run(["vtysh", "--dryrun", "-f", str(path)], capture_output=True, text=True)
+
+    for asn, paths in ((1, 1), (4294967295, 128)):
+        build = build_text(with_bgp(asn, paths), NAME)
+        (conf,) = [out.text for p, out in build.files.items() if p.name == "frr.conf"]
+        assert f"router bgp {asn}\n" in conf and f"maximum-paths {paths}\n" in conf
+        result = dry_run(conf)
+        assert result.returncode == 0, result.stdout + result.stderr
+    for asn, paths in ((0, 64), (4294967296, 64), (65002, 0), (65002, 129)):
+        found = diagnostic_lines(with_bgp(asn, paths), NAME)
+        assert len(found) == 1 and "[FG003]" in found[0], found
+    for line in ("router bgp 0\n", "router bgp 4294967296\n"):
+        assert dry_run(line).returncode != 0, line
+
+
+@pytest.mark.parametrize(("vlan", "accepted"), [(1, True), (4094, True), (4095, False)])
+def test_netplan_takes_the_vlan_ids_fabricgen_accepts(tmp_path: Path, vlan: int, accepted: bool) -> None:
+    """netplan: "invalid id ... (allowed values are 0 to 4094)" (netplan.io src/validation.c); FG505
+    refuses 0 (untagged) and 4095."""
+    if shutil.which("netplan") is None:
+        pytest.skip("needs netplan")
+    from fabricgen.model.hosts import Host
+    from fabricgen.render.host_netplan import network
+    from fabricgen.serialise.manifest_yaml import dump
+
+    host = Host.model_validate({"name": "kvm01", "ethernets": [{"name": "eth1"}],
+                                "vlans": [{"name": "eth1.x", "id": vlan, "link": "eth1"}],
+                                "tunnelEndpoint": {"interface": "eth1.x"}})
+    etc = tmp_path / "etc" / "netplan"
+    etc.mkdir(parents=True)
+    target = etc / "60-fabricgen-ovn.yaml"
+    target.write_text(dump(network(host)), encoding="utf-8")
+    target.chmod(0o600)
+    result = subprocess.run(["netplan", "generate", "--root-dir", str(tmp_path)], capture_output=True, text=True)
+    assert (result.returncode == 0) == accepted, result.stderr
+    found = diagnostic_lines(edit(BASE, "            id: 2000\n", f"            id: {vlan}\n"), NAME)
+    assert (found == []) == accepted, found
+
+
+def test_the_kernel_takes_the_mtus_fabricgen_accepts() -> None:
+    """Ethernet `mtu` 576 to 9216 on a veth device in a private network namespace (the kernel's
+    Ethernet minimum is 68, ETH_MIN_MTU); fabricgen refuses 575 and 9217."""
+    probe = ["unshare", "-rn", "sh", "-c", "ip link add fga type veth peer name fgb && "
+             "ip link set fga mtu 576 && ip link set fga mtu 9216"]
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("needs unshare and ip")
+    result = subprocess.run(probe, capture_output=True, text=True)
+    if "Operation not permitted" in result.stderr:
+        pytest.skip("no private network namespace here")
+    assert result.returncode == 0, result.stderr
+    for mtu, accepted in ((576, True), (9216, True), (575, False), (9217, False)):
+        text = edit(BASE, "          - name: eth1\n        bridges:",
+                    f"          - name: eth1\n            mtu: {mtu}\n        bridges:")
+        assert (diagnostic_lines(text, NAME) == []) == accepted, mtu
+
+
+def test_the_central_script_tags_provider_networks_at_the_vlan_edges(databases: OvsdbServers,
+                                                                    tmp_path: Path) -> None:
+    """The NB schema's Logical_Switch_Port tag takes 1 to 4095; the model's 1 to 4094 is set."""
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    fabric = edit(edit(FABRIC, "        vlan: 20\n", "        vlan: 4094\n"), "        vlan: 30\n", "        vlan: 1\n")
+    result = sh(controller_script(fabric, "configure-ovn-central.sh", tmp_path), env)
+    assert result.returncode == 0, result.stderr
+    assert ctl("ovn-nbctl", env, "get", "Logical_Switch_Port", "storage-external", "tag") == "4094"
+    assert ctl("ovn-nbctl", env, "get", "Logical_Switch_Port", "mgmt-uplink", "tag") == "1"
+    refused = edit(FABRIC, "        vlan: 20\n", "        vlan: 4095\n")
+    assert diagnostic_lines(refused, "sites/pruned/fabric.yaml")

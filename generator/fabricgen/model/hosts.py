@@ -14,7 +14,8 @@ IFNAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$"
 
 
 def _netplan_prefix(address: IPv4Interface) -> IPv4Interface:
-    # netplan.io src/parse.c, handle_addresses: "invalid prefix length" for an IPv4 prefix of 0 or above 32.
+    # netplan.io src/parse.c, where it reads `addresses`: "invalid prefix length" for an IPv4 prefix of 0 or
+    # above 32.
     if address.network.prefixlen == 0:
         raise ValueError(f"{address} has prefix /0, which netplan refuses (an address takes a prefix of 1 to 32); "
                          f"give the prefix of its network, e.g. {address.ip}/24")
