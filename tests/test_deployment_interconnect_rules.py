@@ -282,7 +282,7 @@ def test_auto_route_sets_route_exchange_instead_of_routes() -> None:
     assert all(not j.routes for j in build.plan.joins)
     assert all(not z.routes for z in build.plan.zones)
     script = build.files[PurePosixPath("t", "_host", "os", "controllers", "ctl1", "configure-ovn-ic.sh")].text
-    assert '[ "$(nb_option "$key")" = true ] || nbctl set NB_Global . "options:$key=true"' in script
+    assert 'set_value options "$key" true "option-$key"' in script
     assert "lr-route-add" not in script
 
 
@@ -301,7 +301,7 @@ def test_gateway_chassis_get_ovn_is_interconn_and_others_lose_it() -> None:
     text = edit(BASE, "      gatewayChassis: [node2, node1]\n", "      gatewayChassis: [node2]\n")
     host = build_text(text, NAME).files[
         PurePosixPath("t", "_host", "k8s", "chassis", "node1", "configure-ovn-host.sh")].text
-    assert "vsctl remove Open_vSwitch . external_ids ovn-is-interconn" in host
+    assert "-- remove Open_vSwitch . external_ids ovn-is-interconn" in host
 
 
 def test_ovn_ic_drop_in_points_at_both_databases() -> None:

@@ -225,6 +225,30 @@ def test_host_script_twice(index: int, databases: OvsdbServers, tmp_path: Path) 
     assert ids("ovn-cms-options") == ("enable-chassis-as-gw" if item.host.gateway_chassis else "")
 
 
+def test_host_script_with_ssl_twice(databases: OvsdbServers, tmp_path: Path) -> None:
+    """With protocol ssl the SSL row joins the one ovs-vsctl transaction, and only when it differs."""
+    from conftest import build_text
+    from test_platform_rules import BASE
+
+    text = BASE.replace("      clientNetworks: [10.0.0.0/24]\n", "      clientNetworks: [10.0.0.0/24]\n"
+                        "      protocol: ssl\n      ssl:\n        privateKey: /etc/ovn/key.pem\n"
+                        "        certificate: /etc/ovn/cert.pem\n        caCertificate: /etc/ovn/ca.pem\n", 1)
+    build = build_text(text, "sites/t/fabric.yaml")
+    path = next(p for p in build.files if p.name == "configure-ovn-host.sh" and "kvm01" in p.parts)
+    script = _write(tmp_path, "configure-ovn-host.sh", build.files[path].text)
+    ovs = databases.start(OPEN_VSWITCH)
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.directory), "OVN_ENCAP_IP": "10.250.0.21"}
+    first = _run(script, env)
+    assert first.returncode == 0, first.stderr
+    assert _get(env, "get-ssl").splitlines()[:3] == [
+        "Private key: /etc/ovn/key.pem", "Certificate: /etc/ovn/cert.pem", "CA Certificate: /etc/ovn/ca.pem"]
+    assert _get(env, "get", "Open_vSwitch", ".", "external_ids:ovn-remote") == '"ssl:10.0.0.10:6642"'
+    after_first = ovs.dump()
+    second = _run(script, env)
+    assert second.returncode == 0, second.stderr
+    assert ovs.dump() == after_first, "the second run changed the database"
+
+
 def test_host_script_refuses_missing_tunnel_address(databases: OvsdbServers, tmp_path: Path) -> None:
     if not _netns_usable():
         pytest.skip("needs `unshare -n` (a private network namespace) to fake the tunnel interface")

@@ -138,6 +138,36 @@ CASES = [
      "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[0].encapsulation: 'zone1' uses vxlan but the "
      "deployment's chassis use geneve; chassis only build tunnels over a common type (one vxlan chassis "
      "puts the whole deployment in VXLAN mode); use the deployment's encapsulation [FG602]"),
+    ("FG517", ("      clientNetworks: [10.0.0.0/24]\n", "      clientNetworks: [10.0.0.0/24]\n      sbPort: 6641\n"),
+     "sites/t/fabric.yaml:12:7: ovnDeployments[0].databases.sbPort: port 6641 is also nbPort: the northbound "
+     "and southbound ovsdb-servers of a controller cannot both listen on it; give each its own port "
+     "(defaults 6641 and 6642) [FG517]"),
+    ("FG517", ("        - host: mgmt2\n          address: 10.0.0.10\n      clientNetworks: [10.0.0.0/24]\n",
+               "        - host: mgmt2\n          address: 10.0.0.10\n        - host: mgmt3\n"
+               "          address: 10.0.0.11\n        - host: mgmt4\n          address: 10.0.0.12\n"
+               "      clientNetworks: [10.0.0.0/24]\n      nbPort: 6644\n"),
+     "sites/t/fabric.yaml:16:7: ovnDeployments[0].databases.nbPort: port 6644 is a raft port: the 3 "
+     "members connect to each other on 6643 (northbound) and 6644 (southbound), which ovn-central.nft opens "
+     "to the members alone; use another port [FG517]"),
+    ("FG517", ("      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n",
+               "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n  - name: dc2\n"
+               "    databases:\n      members:\n        - host: mgmt2\n          address: 10.0.0.99\n"
+               "      clientNetworks: [10.0.0.0/24]\n      nbPort: 6642\n      sbPort: 6652\n"),
+     "sites/t/fabric.yaml:54:7: ovnDeployments[1].databases.nbPort: port 6642 is also the southbound port of "
+     "deployment 'dc' on controller mgmt2 (10.0.0.10): two ovsdb-servers on one host cannot both listen on "
+     "it; give this deployment other ports [FG517]"),
+    ("FG518", ("      - name: public\n        physicalNetwork: physnet1\n",
+               "      - name: public\n        physicalNetwork: physnet1\n      - name: public\n"
+               "        port: public-2\n        physicalNetwork: physnet1\n"),
+     "sites/t/fabric.yaml:15:9: ovnDeployments[0].providerNetworks[1].name: provider network 'public' is "
+     "already declared; configure-ovn-central.sh makes one logical switch per name: rename it or merge the "
+     "two [FG518]"),
+    ("FG518", ("      - name: public\n        physicalNetwork: physnet1\n",
+               "      - name: public\n        physicalNetwork: physnet1\n      - name: storage\n"
+               "        port: public-external\n        physicalNetwork: physnet1\n"),
+     "sites/t/fabric.yaml:16:9: ovnDeployments[0].providerNetworks[1].port: port 'public-external' is "
+     "already the port of provider network 'public'; a logical switch port sits on one switch: give this "
+     "network another port name [FG518]"),
     # netplan writes ethernets as a mapping; the fabric takes a list of named items
     ("FG003", ("          - name: eth0\n          - name: eth1\n        bridges:",
                "          eth0: {}\n          eth1: {}\n        bridges:"),
@@ -242,3 +272,20 @@ def test_empty_fabric() -> None:
     assert diagnostics(text) == [
         "sites/t/fabric.yaml:3:1: metadata: the fabric declares nothing to render; add zones (Kube-OVN "
         "interconnection) or ovnDeployments (an OVN with its hosts and platforms) [FG500]"]
+
+
+def test_provider_network_named_like_the_transit_switch() -> None:
+    """ovn-ic copies the transit switch `ts` into an interconnected deployment's NB (ovn-org/ovn
+    ic/ovn-ic.c, ts_run): a provider network of that name would be a second switch `ts`."""
+    from test_deployment_interconnect_rules import BASE as JOINED
+
+    text = JOINED.replace("    hosts:\n      - name: net1\n",
+                          "    providerNetworks:\n      - name: ts\n        physicalNetwork: physnet1\n"
+                          "    hosts:\n      - name: net1\n        bridges:\n          - name: br-ex\n"
+                          "        bridgeMappings:\n          - physicalNetwork: physnet1\n"
+                          "            bridge: br-ex\n", 1)
+    line = text.splitlines().index("      - name: ts") + 1
+    assert diagnostics(text) == [
+        f"sites/t/fabric.yaml:{line}:9: ovnDeployments[0].providerNetworks[0].name: provider network 'ts' is "
+        "named like the transit switch, which ovn-ic copies into this deployment's northbound database; "
+        "rename it [FG518]"]

@@ -155,9 +155,52 @@ def test_central_script_refuses_a_listener_of_others_on_its_target(databases: Ov
     dumps = nb.dump(), sb.dump()
     refused = sh(controller_script(FABRIC, CENTRAL, scripts), env)
     assert refused.returncode == 1
-    assert (f"northbound Connection ptcp:6641:10.20.0.11 exists and is not fabricgen's ({OWNER_KEY}: none)"
+    assert ("northbound Connection ptcp:6641:10.20.0.11 listens on port 6641, which fabricgen's northbound "
+            f"listener ptcp:6641:10.20.0.11 needs, and is not fabricgen's ({OWNER_KEY}: none); left alone"
             in refused.stderr)
     assert (nb.dump(), sb.dump()) == dumps
+
+
+RAFT = edited(FABRIC, ("        - host: ctl1\n          address: 10.20.0.11\n",
+                       "        - host: ctl1\n          address: 10.20.0.11\n        - host: ctl4\n"
+                       "          address: 10.20.0.12\n        - host: ctl5\n          address: 10.20.0.13\n"))
+
+
+# (fabric, database holding the operator's listener, its target, fabricgen's listener it blocks).
+# ovsdb-server opens every Connection target with pstream_open (openvswitch/ovs lib/stream.c;
+# ptcp:PORT[:IP], pssl:PORT[:IP], the port defaulting to 6640): one that takes a port fabricgen's
+# listener needs, on any address, leaves one of the two unbound (EADDRINUSE). The NB and SB
+# servers of a controller share its ports, so the SB's listeners count for the NB's port too.
+SAME_PORT = [
+    ("single", "nb", "pssl:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "ptcp:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "ptcp:6641:127.0.0.1", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "nb", "pssl:6641:10.20.0.11", "northbound", "ptcp:6641:10.20.0.11"),
+    ("single", "sb", "ptcp:6642:[::]", "southbound", "ptcp:6642:10.20.0.11"),
+    ("single", "sb", "ptcp:6641", "northbound", "ptcp:6641:10.20.0.11"),
+    ("raft", "nb", "ptcp:6641:10.20.0.11", "northbound", "ptcp:6641"),
+    ("raft", "nb", "pssl:6642:10.20.0.12", "southbound", "ptcp:6642"),
+]
+
+
+@pytest.mark.parametrize(("fabric", "where", "target", "blocked", "mine"), SAME_PORT,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in SAME_PORT])
+def test_central_script_refuses_a_listener_of_others_on_its_port(
+        databases: OvsdbServers, scripts: Path, fabric: str, where: str, target: str, blocked: str,
+        mine: str) -> None:
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = central_env(nb, sb)
+    tool, description = ("ovn-nbctl", "northbound") if where == "nb" else ("ovn-sbctl", "southbound")
+    ctl(tool, env, "init")  # the other database stays new, without its global row
+    ctl(tool, env, "set-connection", target)
+    dumps = nb.dump(), sb.dump()
+    refused = sh(controller_script(RAFT if fabric == "raft" else FABRIC, CENTRAL, scripts), env)
+    assert refused.returncode == 1, refused.stderr
+    port = mine.split(":")[1]
+    assert (f"{description} Connection {target} listens on port {port}, which fabricgen's {blocked} listener "
+            f"{mine} needs, and is not fabricgen's ({OWNER_KEY}: none); left alone") in refused.stderr
+    assert "1 row(s) in the way are not fabricgen's; nothing changed" in refused.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "a refused run changed a database"
 
 
 # --- SSL: the database's one SSL row -----------------------------------------------------
@@ -356,19 +399,127 @@ def test_ic_script_marks_the_router_it_creates_and_uses_a_platform_router_unmark
         assert rows(env, "Logical_Router_Port", "name")[("dc-ts",)].owner == "ic/dc"
 
 
+# --- configure-ovn-ic.sh: NB_Global name and route-exchange options ---------------------------
+
+AUTO_ROUTE = edited(FABRIC, ("interconnection:\n", "interconnection:\n  autoRoute: true\n"),
+                    ("    transitAddress: 169.254.100.24\n",  # learned routes need distinct pod CIDRs (FG303)
+                     "    transitAddress: 169.254.100.24\n    cluster: {podCIDR: 10.56.0.0/16}\n"))
+ROUTE_OPTIONS = ("ic-route-adv", "ic-route-learn")
+
+
+def nb_global(env: dict[str, str], column: str) -> dict[str, str]:
+    """One map column of NB_Global (options, external_ids)."""
+    out = json.loads(ctl("ovn-nbctl", env, "--format=json", f"--columns={column}", "list", "NB_Global"))
+    ((kind, pairs),) = out["data"][0]
+    assert kind == "map"
+    return dict(pairs)
+
+
+def marks(env: dict[str, str]) -> dict[str, str]:
+    """fabricgen's record, in NB_Global external_ids, of the NB_Global values it set."""
+    return {k: v for k, v in nb_global(env, "external_ids").items() if k.startswith(OWNER_KEY)}
+
+
+def test_ic_script_owns_the_route_options_it_sets(databases: OvsdbServers, scripts: Path) -> None:
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    auto = sh(controller_script(AUTO_ROUTE, IC, scripts), env)
+    assert auto.returncode == 0, auto.stderr + auto.stdout
+    assert {k: nb_global(env, "options").get(k) for k in ROUTE_OPTIONS} == dict.fromkeys(ROUTE_OPTIONS, "true")
+    assert marks(env) == {f"{OWNER_KEY}-name": "ic/dc", f"{OWNER_KEY}-option-ic-route-adv": "ic/dc",
+                          f"{OWNER_KEY}-option-ic-route-learn": "ic/dc"}
+    before = dumps_of(dbs)
+    again = sh(controller_script(AUTO_ROUTE, IC, scripts), env)
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert dumps_of(dbs) == before, "the second run changed a database"
+
+    explicit = sh(controller_script(FABRIC, IC, scripts), env)  # autoRoute off: fabricgen's options go
+    assert explicit.returncode == 0, explicit.stderr + explicit.stdout
+    assert not set(ROUTE_OPTIONS) & set(nb_global(env, "options"))
+    assert marks(env) == {f"{OWNER_KEY}-name": "ic/dc"}
+
+
+@pytest.mark.parametrize("value", ["true", "false"])
+def test_ic_script_leaves_an_operators_route_options_alone(databases: OvsdbServers, scripts: Path,
+                                                           value: str) -> None:
+    """Without autoRoute the script removes only the options it set; an operator's stay."""
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "set", "NB_Global", ".", *(f"options:{k}={value}" for k in ROUTE_OPTIONS))
+    result = sh(controller_script(FABRIC, IC, scripts), env)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert {k: nb_global(env, "options").get(k) for k in ROUTE_OPTIONS} == dict.fromkeys(ROUTE_OPTIONS, value)
+    assert f"{OWNER_KEY}-option-ic-route-adv" not in marks(env)
+
+
+def test_ic_script_with_auto_route_keeps_an_operators_option_unmarked(databases: OvsdbServers,
+                                                                      scripts: Path) -> None:
+    """autoRoute wants both options true: the operator's ic-route-learn=true already is, so it stays
+    theirs (unmarked) and survives autoRoute being turned off; ic-route-adv the script sets."""
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "set", "NB_Global", ".", "options:ic-route-learn=true")
+    auto = sh(controller_script(AUTO_ROUTE, IC, scripts), env)
+    assert auto.returncode == 0, auto.stderr + auto.stdout
+    assert marks(env) == {f"{OWNER_KEY}-name": "ic/dc", f"{OWNER_KEY}-option-ic-route-adv": "ic/dc"}
+    explicit = sh(controller_script(FABRIC, IC, scripts), env)
+    assert explicit.returncode == 0, explicit.stderr + explicit.stdout
+    assert nb_global(env, "options").get("ic-route-learn") == "true"
+    assert "ic-route-adv" not in nb_global(env, "options")
+
+
+def test_ic_script_with_auto_route_refuses_an_operators_option_against_it(databases: OvsdbServers,
+                                                                          scripts: Path) -> None:
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "set", "NB_Global", ".", "options:ic-route-adv=false")
+    before = dumps_of(dbs)
+    refused = sh(controller_script(AUTO_ROUTE, IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert (f"NB_Global options:ic-route-adv=false exists and is not fabricgen's ({OWNER_KEY}: none); left "
+            "alone, and autoRoute needs it true") in refused.stderr
+    assert dumps_of(dbs) == before, "a refused run changed a database"
+
+
+def test_ic_script_refuses_an_az_name_it_did_not_set(databases: OvsdbServers, scripts: Path) -> None:
+    """NB_Global name is the AZ ovn-ic registers: another name set by hand (or by a platform) is
+    not renamed; the same name is used as it is, unmarked; one the script set follows fabric.yaml."""
+    dbs = ic_databases(databases)
+    env = ic_script_env(dbs)
+    ctl("ovn-nbctl", env, "set", "NB_Global", ".", "name=openstack-east")
+    before = dumps_of(dbs)
+    refused = sh(controller_script(FABRIC, IC, scripts), env)
+    assert refused.returncode == 1, refused.stderr + refused.stdout
+    assert (f"NB_Global name openstack-east (the AZ ovn-ic registers) exists and is not fabricgen's "
+            f"({OWNER_KEY}: none); left alone, and AZ dc is not set") in refused.stderr
+    assert dumps_of(dbs) == before, "a refused run changed a database"
+
+    ctl("ovn-nbctl", env, "set", "NB_Global", ".", "name=dc")
+    same = sh(controller_script(FABRIC, IC, scripts), env)
+    assert same.returncode == 0, same.stderr + same.stdout
+    assert f"{OWNER_KEY}-name" not in marks(env)
+
+
+def dumps_of(dbs: dict[str, Database]) -> dict[str, str]:
+    return {name: db.dump() for name, db in dbs.items()}
+
+
 # --- databases that do not answer -----------------------------------------------------------
 
 
-def ic_databases(databases: OvsdbServers) -> dict[str, Database]:
-    """NB, SB, IC NB and IC SB servers with what the script needs before it reaches ovn-ic:
-    the transit switch in the IC NB and, as ovn-ic would have copied it, in the NB."""
+def ic_databases(databases: OvsdbServers, *, copied: bool = True) -> dict[str, Database]:
+    """NB, SB, IC NB and IC SB servers with what the script needs without ovn-ic running: the
+    transit switch in the IC NB and (`copied`) in the NB as ovn-ic copies it, marked
+    other_config:interconn-ts (ovn-org/ovn ic/ovn-ic.c, ts_run). The SB and IC SB stay new,
+    without their global rows."""
     dbs = {"nb": databases.start(OVN_NB), "sb": databases.start(OVN_SB),
            "ic_nb": databases.start(OVN_IC_NB), "ic_sb": databases.start(OVN_IC_SB)}
     env = ic_script_env(dbs)
     ctl("ovn-ic-nbctl", env, "init")
     ctl("ovn-ic-nbctl", env, "ts-add", "ts")
     ctl("ovn-nbctl", env, "init")
-    ctl("ovn-nbctl", env, "ls-add", "ts")
+    if copied:
+        ctl("ovn-nbctl", env, "ls-add", "ts", "--", "set", "Logical_Switch", "ts", "other_config:interconn-ts=ts")
     return dbs
 
 

@@ -241,6 +241,33 @@ def test_central_script_prunes_removed_provider_networks_only(databases: OvsdbSe
     assert sorted(k[0] for k in rows(env, "Logical_Switch", "name")) == sorted(["public", neutron])
 
 
+def test_central_script_moves_its_port_with_a_renamed_provider_network(databases: OvsdbServers,
+                                                                       tmp_path: Path) -> None:
+    """The switch `public` becomes `public-v2` and keeps its port name: the port (fabricgen's) moves to
+    the new switch instead of `lsp-add` failing half-way ("port already exists but in switch"), and
+    the old switch, now empty, goes."""
+    nb, sb = databases.start(OVN_NB), databases.start(OVN_SB)
+    env = {**os.environ, "OVN_NB_DB": nb.remote, "OVN_SB_DB": sb.remote}
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    first = sh(controller_script(FABRIC, "configure-ovn-central.sh", scripts), env)
+    assert first.returncode == 0, first.stderr
+    renamed = edited(FABRIC, ("      - name: public\n        physicalNetwork: physnet1\n",
+                              "      - name: public-v2\n        port: public-external\n"
+                              "        physicalNetwork: physnet1\n"))
+    script = controller_script(renamed, "configure-ovn-central.sh", scripts)
+    moved = sh(script, env)
+    assert moved.returncode == 0, moved.stderr
+    switches = rows(env, "Logical_Switch", "name")
+    assert ("public",) not in switches and switches[("public-v2",)].owner == "central/dc"
+    assert ctl("ovn-nbctl", env, "lsp-get-ls", "public-external").endswith("(public-v2)")
+    assert ctl("ovn-nbctl", env, "lsp-get-options", "public-external") == "network_name=physnet1"
+    dumps = nb.dump(), sb.dump()
+    again = sh(script, env)
+    assert again.returncode == 0, again.stderr
+    assert (nb.dump(), sb.dump()) == dumps, "the second run changed a database"
+
+
 # --- configure-ovn-ic.sh: static routes and transit ports ------------------------------
 
 _MISSING = missing_prerequisites()

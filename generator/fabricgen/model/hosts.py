@@ -2,14 +2,28 @@
 
 
 from ipaddress import IPv4Interface
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from fabricgen.model.common import Address, Label, Section, Subdomain
 
 # Linux interface names: at most 15 bytes, no '/', no whitespace. Dots are allowed
 # (`eth1.2000`), so are '-' and '_'.
 IFNAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$"
+
+
+def _netplan_prefix(address: IPv4Interface) -> IPv4Interface:
+    # netplan.io src/parse.c, where it reads `addresses`: "invalid prefix length" for an IPv4 prefix of 0 or
+    # above 32.
+    if address.network.prefixlen == 0:
+        raise ValueError(f"{address} has prefix /0, which netplan refuses (an address takes a prefix of 1 to 32); "
+                         f"give the prefix of its network, e.g. {address.ip}/24")
+    return address
+
+
+HostAddress = Annotated[IPv4Interface, AfterValidator(_netplan_prefix)]
+"""An address with prefix as netplan `addresses` takes it: prefix /1 to /32."""
 
 
 class Ethernet(Section):
@@ -19,7 +33,7 @@ class Ethernet(Section):
     """Kernel interface name, e.g. `eth1`."""
     mtu: int | None = Field(default=None, ge=576, le=9216)
     """Link MTU. Leave out to keep the kernel default (1500)."""
-    addresses: list[IPv4Interface] = []
+    addresses: list[HostAddress] = []
     """Addresses on the NIC itself. A NIC that is a bridge port must have none."""
 
 
@@ -30,7 +44,7 @@ class Bridge(Section):
     """Bridge name, e.g. `cloudbr1`. `br-int` belongs to ovn-controller; do not declare it."""
     interfaces: list[str] = []
     """Ports of the bridge: names of declared ethernets."""
-    addresses: list[IPv4Interface] = []
+    addresses: list[HostAddress] = []
     """Host addresses on the bridge's internal port (e.g. management on `cloudbr0`)."""
     gateway: Address | None = None
     """Default route via this address, through this bridge."""
@@ -46,7 +60,7 @@ class Vlan(Section):
     """802.1Q VLAN id, 1 to 4094 (checked by rule FG505)."""
     link: str
     """The declared ethernet that carries the tagged frames."""
-    addresses: list[IPv4Interface] = []
+    addresses: list[HostAddress] = []
     """Addresses on the sub-interface: the routed tunnel network, e.g. 10.250.0.11/20."""
     gateway: Address | None = None
     """Default route via this address (only if this VLAN carries the default route)."""

@@ -1,9 +1,9 @@
 """OVN deployments: one northbound/southbound database pair, its chassis and consumers."""
 
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from fabricgen.model.common import Address, Label, Network, Port, Section, Subdomain
 from fabricgen.model.consumers import Consumer
@@ -18,6 +18,26 @@ PATH = r"^/[^\s\x00-\x1f\x7f]*$"
 # Geneve as OVN uses it (with options): 58; VXLAN: 50.
 TUNNEL_OVERHEAD = {"geneve": 58, "vxlan": 50}
 TUNNEL_PORT = {"geneve": 6081, "vxlan": 4789}
+# The raft cluster ports of the NB and SB databases, ovn-ctl's defaults (ovn-org/ovn utilities/ovn-ctl,
+# DB_NB_CLUSTER_LOCAL_PORT and DB_SB_CLUSTER_LOCAL_PORT).
+RAFT_PORTS = {"northbound": 6643, "southbound": 6644}
+
+# ovsdb-server reads Connection inactivity_probe into a C int (openvswitch/ovs ovsdb/ovsdb-server.c,
+# add_manager_options; ovsdb/jsonrpc-server.h) and reconnect_set_probe_interval (lib/reconnect.c)
+# raises any non-zero value below 1000 ms to 1000.
+PROBE_MIN, PROBE_MAX = 1000, 2**31 - 1
+
+
+def _probe(value: int) -> int:
+    if value != 0 and not PROBE_MIN <= value <= PROBE_MAX:
+        raise ValueError(f"{value} ms is not an interval ovsdb-server keeps: it reads inactivity_probe into a C "
+                         f"int (at most {PROBE_MAX}) and raises any value below {PROBE_MIN} to {PROBE_MIN}; use 0 "
+                         f"to turn the probe off, or {PROBE_MIN} to {PROBE_MAX}")
+    return value
+
+
+ProbeInterval = Annotated[int, AfterValidator(_probe), Field(json_schema_extra={"minimum": 0, "maximum": PROBE_MAX})]
+"""`inactivity_probe` of a Connection row in ms: 0 (off) or 1000 to 2147483647."""
 
 
 class DatabaseMember(Section):
@@ -53,8 +73,9 @@ class Databases(Section):
     """Required with `protocol: ssl`."""
     client_networks: list[Network] = Field(min_length=1)
     """Networks allowed to reach 6641/6642 (the compute subnet); every other source is dropped."""
-    inactivity_probe: int = Field(default=60000, ge=0)
-    """`inactivity_probe` of the NB and SB Connection rows, in ms (0 disables)."""
+    inactivity_probe: ProbeInterval = 60000
+    """`inactivity_probe` of the NB and SB Connection rows, in ms: 0 disables it, else 1000 to
+    2147483647 (what ovsdb-server keeps)."""
 
     @property
     def ssl_in_use(self) -> Ssl | None:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from ipaddress import IPv4Interface
 
 from fabricgen.model import Fabric
+from fabricgen.model.deployment_interconnect import GATEWAY_PRIORITY_TOP
 from fabricgen.model.interconnect import Database, Interconnection
 from fabricgen.model.ovn import OvnDeployment
 from fabricgen.plan.routes import Destination, Route, routes_from
 
-GATEWAY_PRIORITY_TOP = 100  # then 99, 98, ... in list order, as Kube-OVN numbers gw-nodes
 LOCALLY_ADMINISTERED = 0x0E  # unicast, locally administered; Kube-OVN's random MACs start 00:00:00
 
 
@@ -66,6 +66,7 @@ def build_joins(fabric: Fabric, targets: tuple[Destination, ...]) -> tuple[Deplo
         chassis = []
         for i, name in enumerate(spec.gateway_chassis):
             host = deployment.host(name)
+            # 100, 99, 98, ... in list order, as Kube-OVN numbers gw-nodes
             chassis.append((host.chassis_name if host is not None else name, GATEWAY_PRIORITY_TOP - i))
         out.append(DeploymentJoin(
             deployment=deployment,

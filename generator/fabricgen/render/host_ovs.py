@@ -5,8 +5,9 @@
   interface and checked against fabric.yaml), ovn-bridge-mappings, the gateway
   flag for Neutron and, for a loopback endpoint on OVN before 24.09,
   `ovn-set-local-ip=true`, and `ovn-is-interconn=true` on the IC gateway chassis of
-  an interconnected deployment. Keys fabricgen owns but does not want are removed.
-  Honours OVS_RUNDIR.
+  an interconnected deployment. Keys fabricgen owns but does not want are removed. The
+  address is checked (OVN_ENCAP_IP must be an IPv4 address) before one ovs-vsctl
+  transaction writes everything. Honours OVS_RUNDIR.
 - `ovn-tunnel.nft`: the Geneve (UDP 6081) or VXLAN (UDP 4789) port open only to
   the deployment's other chassis.
 """

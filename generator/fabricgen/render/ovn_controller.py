@@ -4,15 +4,16 @@
   rows and the provider networks (localnet switches and ports), all marked
   `fabricgen-owner=central/<deployment>` and compared before they are written, so a
   second run changes nothing; marked rows that fabric.yaml no longer lists are
-  deleted. A same-name row without the marker stops the script before any change,
-  as does a database that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
+  deleted. A same-name row without the marker, or a listener without it on the NB or
+  SB port (any address), stops the script before its first write, as does a database
+  that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
 - `ovn-central.nft`: an nftables table that lets only the client networks (and,
   for raft, the other members) reach the database ports.
 """
 
 from __future__ import annotations
 
-from fabricgen.model.ovn import OvnDeployment
+from fabricgen.model.ovn import RAFT_PORTS, OvnDeployment
 from fabricgen.plan.deployments import OWNER_KEY, listen_target, owner_marker
 from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
@@ -23,7 +24,6 @@ from fabricgen.render.templating import render_template
 SCRIPT = "configure-ovn-central.sh"
 FIREWALL = "ovn-central.nft"
 FIREWALL_TABLE = "fabricgen_ovn_central"
-RAFT_PORTS = (6643, 6644)
 
 
 def _provider_networks(deployment: OvnDeployment) -> list[dict[str, object]]:
@@ -42,6 +42,8 @@ def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> st
         ssl=db.ssl_in_use,
         nb_target=listen_target(deployment, db.nb_port),
         sb_target=listen_target(deployment, db.sb_port),
+        nb_port=db.nb_port,
+        sb_port=db.sb_port,
         probe=db.inactivity_probe,
         provider_networks=_provider_networks(deployment),
         owner_key=OWNER_KEY,
@@ -61,7 +63,7 @@ def firewall(plan: Plan, deployment: OvnDeployment, host: str) -> str:
         table=FIREWALL_TABLE,
         client_ports=[db.nb_port, db.sb_port],
         clients=[str(n) for n in db.client_networks] + uncovered,
-        raft_ports=list(RAFT_PORTS) if len(members) > 1 else [],
+        raft_ports=list(RAFT_PORTS.values()) if len(members) > 1 else [],
         members=members,
     )
 

@@ -7,11 +7,15 @@
   transit address. Everything is compared before it is written, so a second run
   changes nothing. The ports, routes and (createRouter: true) the router it creates are
   marked `fabricgen-owner=ic/<deployment>`; marked ports and routes that the fabric no
-  longer yields are deleted, routers never. A same-name port, a route to the same prefix
-  or (createRouter: true) a same-name router without the marker stops the script before
-  any change, as does one of the four databases not answering. With createRouter: false
-  the platform's router must exist and is left unmarked. Honours OVN_NB_DB, OVN_SB_DB,
-  OVN_IC_NB_DB and OVN_IC_SB_DB.
+  longer yields are deleted, routers never. The NB_Global values it sets (name, with
+  autoRoute the route options) are recorded in NB_Global external_ids
+  (`fabricgen-owner-name`, `fabricgen-owner-option-<option>`); it removes only options it
+  recorded. A same-name port, a route to the same prefix, (createRouter: true) a same-name
+  router, a switch named like the transit switch that ovn-ic did not copy, another AZ name
+  or (autoRoute) a route option other than true, without the marker, stops the script
+  before its first write, as does one of the four databases not answering or (createRouter:
+  false) a missing router. It waits (FABRICGEN_TS_WAIT) for ovn-ic to copy the transit
+  switch before it adds ports. Honours OVN_NB_DB, OVN_SB_DB, OVN_IC_NB_DB and OVN_IC_SB_DB.
 - `ovn-ic.service.d/10-fabricgen.conf`: the systemd drop-in that starts ovn-ic
   against the deployment's NB/SB and the fabric's IC database.
 """

@@ -1,4 +1,5 @@
-"""Rules on OVN deployments and their hosts (FG5xx): databases, tunnel endpoints, VLANs, bridges."""
+"""Rules on OVN deployments and their hosts (FG5xx): databases, tunnel endpoints, VLANs, bridges,
+provider networks."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from fabricgen.diagnostics import Finding, Path
 from fabricgen.model import Fabric
 from fabricgen.model.hosts import Bridge, Ethernet, Host, Vlan
+from fabricgen.model.ovn import RAFT_PORTS, DatabaseMember, OvnDeployment
 from fabricgen.plan.deployments import tunnel_address
 from fabricgen.validation.rules import rule
 
@@ -287,3 +289,80 @@ def reserved_interface(fabric: Fabric) -> Iterator[Finding]:
                 yield Finding("FG516", (*path, *where),
                               f"{kind} {name!r} is {RESERVED_INTERFACES[name]}; do not declare it; "
                               "remove it or use another name")
+
+
+def _listeners(deployment: OvnDeployment) -> tuple[tuple[str, str, int], ...]:
+    """(field, database, port) of a deployment's two client listeners."""
+    db = deployment.databases
+    return ("nbPort", "northbound", db.nb_port), ("sbPort", "southbound", db.sb_port)
+
+
+@rule("FG517", "database-ports",
+      "An OVN deployment's NB and SB share a port, take a raft port, or take another deployment's port on a "
+      "shared controller.")
+def database_ports(fabric: Fabric) -> Iterator[Finding]:
+    earlier: list[tuple[OvnDeployment, DatabaseMember]] = []
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        db = deployment.databases
+        path = ("ovnDeployments", d, "databases")
+        if db.sb_port == db.nb_port:
+            yield Finding("FG517", (*path, "sbPort"),
+                          f"port {db.sb_port} is also nbPort: the northbound and southbound ovsdb-servers of a "
+                          "controller cannot both listen on it; give each its own port (defaults 6641 and 6642)")
+        raft = {port: name for name, port in RAFT_PORTS.items()}
+        for field, _database, port in _listeners(deployment):
+            if len(db.members) > 1 and port in raft:
+                yield Finding("FG517", (*path, field),
+                              f"port {port} is a raft port: the {len(db.members)} members connect to each other on "
+                              f"{RAFT_PORTS['northbound']} (northbound) and {RAFT_PORTS['southbound']} (southbound), "
+                              "which ovn-central.nft opens to the members alone; use another port")
+        clashes = _shared_controller_ports(deployment, earlier)
+        for field, (other, member, database) in clashes.items():
+            port = db.nb_port if field == "nbPort" else db.sb_port
+            yield Finding("FG517", (*path, field),
+                          f"port {port} is also the {database} port of deployment {other.name!r} on controller "
+                          f"{member.host} ({member.address}): two ovsdb-servers on one host cannot both listen "
+                          "on it; give this deployment other ports")
+        earlier += [(deployment, m) for m in db.members]
+
+
+def _shared_controller_ports(deployment: OvnDeployment, earlier: list[tuple[OvnDeployment, DatabaseMember]],
+                             ) -> dict[str, tuple[OvnDeployment, DatabaseMember, str]]:
+    """This deployment's port fields that an earlier deployment listens on at one of its controllers
+    (a member of the same host name or address): the first such deployment and member each."""
+    out: dict[str, tuple[OvnDeployment, DatabaseMember, str]] = {}
+    for member in deployment.databases.members:
+        for other, theirs in earlier:
+            if theirs.host != member.host and theirs.address != member.address:
+                continue
+            for field, _database, port in _listeners(deployment):
+                for _field, database, their_port in _listeners(other):
+                    if port == their_port:
+                        out.setdefault(field, (other, theirs, database))
+    return out
+
+
+@rule("FG518", "provider-network-name",
+      "Two provider networks of a deployment share a switch or port name, or one takes the transit switch's.")
+def provider_network_names(fabric: Fabric) -> Iterator[Finding]:
+    transit = fabric.interconnection.transit_switch.name if fabric.interconnection is not None else None
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        switches: set[str] = set()
+        ports: dict[str, str] = {}
+        for p, network in enumerate(deployment.provider_networks):
+            path = ("ovnDeployments", d, "providerNetworks", p)
+            if network.name in switches:
+                yield Finding("FG518", (*path, "name"),
+                              f"provider network {network.name!r} is already declared; configure-ovn-central.sh "
+                              "makes one logical switch per name: rename it or merge the two")
+            elif deployment.interconnect is not None and network.name == transit:
+                yield Finding("FG518", (*path, "name"),
+                              f"provider network {network.name!r} is named like the transit switch, which ovn-ic "
+                              "copies into this deployment's northbound database; rename it")
+            elif network.port_name in ports:
+                yield Finding("FG518", (*path, "port" if network.port is not None else "name"),
+                              f"port {network.port_name!r} is already the port of provider network "
+                              f"{ports[network.port_name]!r}; a logical switch port sits on one switch: give this "
+                              "network another port name")
+            switches.add(network.name)
+            ports.setdefault(network.port_name, network.name)

@@ -4,15 +4,40 @@
 #
 # Host kvm01: chassis kvm01 of OVN deployment cloudstack.
 # Run after `netplan apply`, before starting ovn-controller. Safe to run any number of times.
+# Everything is written in one ovs-vsctl transaction, after every check: a run that stops has
+# changed nothing.
 # OVS_RUNDIR selects another Open vSwitch database (ovs-vsctl reads it). OVN_ENCAP_IP
 # overrides the tunnel address, which is otherwise read from eth1.2000.
 # The tunnel firewall is ovn-tunnel.nft beside this script (`nft -f ovn-tunnel.nft`).
 set -eu
 
+# Whether the argument is a dotted-quad IPv4 address as inet_pton reads it (no leading zeros).
+is_ipv4() {
+    case $1 in
+        *[!0-9.]* | .* | *. | *..*) return 1 ;;
+    esac
+    old_ifs=$IFS
+    IFS=.
+    set -- $1
+    IFS=$old_ifs
+    [ $# -eq 4 ] || return 1
+    for octet; do
+        case $octet in
+            0 | [1-9] | [1-9][0-9] | 1[0-9][0-9] | 2[0-4][0-9] | 25[0-5]) ;;
+            *) return 1 ;;
+        esac
+    done
+}
+
 device=eth1.2000
 expected=10.250.0.21
 if [ -n "${OVN_ENCAP_IP:-}" ]; then
     encap_ip=$OVN_ENCAP_IP
+    if ! is_ipv4 "$encap_ip"; then
+        echo "$0: OVN_ENCAP_IP '$encap_ip' is not an IPv4 address (e.g. $expected); unset it to read the" \
+            "address from $device" >&2
+        exit 1
+    fi
 else
     # ovn-encap-ip comes from the tunnel interface alone, never from a bridge or its ports.
     encap_ip=$(ip -4 -o addr show dev "$device" | awk -v want="$expected" \
@@ -23,20 +48,21 @@ else
     fi
 fi
 
-# --no-wait: ovn-controller reads these keys; ovs-vswitchd need not reconfigure.
+# --no-wait: ovn-controller reads these keys; ovs-vswitchd need not reconfigure. Reads run with
+# --dry-run: ovs-vsctl inserts a missing Open_vSwitch row in any transaction it commits.
 vsctl() {
     ovs-vsctl --no-wait "$@"
 }
 
-vsctl init
-vsctl set Open_vSwitch . \
+set -- init -- set Open_vSwitch . \
     'external_ids:system-id="kvm01"' \
     'external_ids:hostname="kvm01"' \
     'external_ids:ovn-remote="tcp:10.0.0.10:6642"' \
     'external_ids:ovn-encap-type="geneve"' \
     'external_ids:ovn-bridge-mappings="physnet1:cloudbr1"' \
     "external_ids:ovn-encap-ip=\"$encap_ip\""
-vsctl remove Open_vSwitch . external_ids ovn-cms-options
-vsctl remove Open_vSwitch . external_ids ovn-set-local-ip
+set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
+set -- "$@" -- remove Open_vSwitch . external_ids ovn-set-local-ip
+vsctl "$@"
 
-echo "external_ids: $(vsctl get Open_vSwitch . external_ids)"
+echo "external_ids: $(vsctl --dry-run get Open_vSwitch . external_ids)"

@@ -7,10 +7,12 @@
 # of times: unchanged settings are left alone. The Connection and SSL rows, the provider
 # network switches and their ports get external_ids:fabricgen-owner=central/cloudstack; marked
 # ones that the fabric no longer lists are deleted. Rows without that marker (an operator's
-# listener, a platform's switch) are never adopted, changed or deleted: a row of the same name
-# (or Connection target, or an SSL row naming other certificates) that is not this script's is
-# reported and the script stops before changing anything, with exit status 1. So does a
-# database that does not answer.
+# listener, a platform's switch) are never adopted, changed or deleted: a switch or port of
+# the same name, a Connection listening on port 6641 or 6642 (ptcp: or pssl:, any address,
+# in either database: ovsdb-server binds only one listener to a port), or an SSL row naming
+# other certificates, that is not this script's, is reported and the script stops with exit
+# status 1 before its first write. So does a database that does not answer. Every read runs
+# with --dry-run, so a refused run creates no row, not even NB_Global or SB_Global.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets). The firewall for the DB ports is ovn-central.nft
 # beside this script (`nft -f ovn-central.nft`).
@@ -24,20 +26,30 @@ sbctl() {
     ovn-sbctl "$@"
 }
 
+# Reads. ovn-nbctl and ovn-sbctl insert a missing NB_Global or SB_Global in any transaction they
+# commit, a read's included; --dry-run commits nothing.
+nbread() {
+    ovn-nbctl --dry-run "$@"
+}
+
+sbread() {
+    ovn-sbctl --dry-run "$@"
+}
+
 owner_key=fabricgen-owner
 owner=central/cloudstack
 
 # Mark one NB row (table, name) as this script's. Only called on rows this script created or
 # already owns: the checks below stop the script before it reaches a row of others.
 claim() {
-    if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
+    if [ "$(nbread --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
         nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
     fi
 }
 
 # `uuid,name` of every row of a table that carries this script's marker.
 marked() {
-    nbctl --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
+    nbread --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
 }
 
 # Whether a newline-separated list holds a word.
@@ -47,78 +59,112 @@ listed() {
 
 # Stop with the reason when a database does not answer: DESCRIPTION CTL TABLE REMOTE.
 need_db() {
-    if ! failure=$($2 --db="$4" --timeout=10 --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
+    if ! failure=$($2 --db="$4" --timeout=10 --dry-run --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
         echo "$0: the $1 database at $4 does not answer: $failure" >&2
         exit 1
     fi
 }
 
-# The fabricgen-owner value of each row of CTL's TABLE matching the conditions that is not
-# this script's (`none` for a row without the marker), one per line.
+# The fabricgen-owner value of each row of TABLE (read with READER, nbread or sbread) matching
+# the conditions that is not this script's (`none` for a row without the marker), one per line.
 others() {
-    ctl=$1 table=$2
+    reader=$1 table=$2
     shift 2
-    for uuid in $($ctl --bare --columns=_uuid find "$table" "$@"); do
-        mark=$($ctl --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
+    for uuid in $($reader --bare --columns=_uuid find "$table" "$@"); do
+        mark=$($reader --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
         [ "$mark" = "$owner" ] || printf '%s\n' "${mark:-none}"
     done
 }
 
-# Report a row in the way that is not this script's: CTL TABLE DESCRIPTION CONDITION...
+# Report a row in the way that is not this script's: READER TABLE DESCRIPTION CONDITION...
 conflicts=0
 check_free() {
-    ctl=$1 table=$2 what=$3
+    reader=$1 table=$2 what=$3
     shift 3
-    found=$(others "$ctl" "$table" "$@")
+    found=$(others "$reader" "$table" "$@")
     if [ -n "$found" ]; then
         echo "$0: $what exists and is not fabricgen's ($owner_key: $(printf '%s' "$found" | tr '\n' ' ')); left alone" >&2
         conflicts=$((conflicts + 1))
     fi
 }
 
-# The database's one SSL row (CTL, its GLOBAL table) naming the certificates RAW_KEY RAW_CERT
-# RAW_CA (given again as column settings): created with the marker when there is none, this
-# script's kept current in place, one of others left as it is (check_ssl stops the script
+# The database's one SSL row (CTL and READER, its GLOBAL table) naming the certificates RAW_KEY
+# RAW_CERT RAW_CA (given again as column settings): created with the marker when there is none,
+# this script's kept current in place, one of others left as it is (check_ssl stops the script
 # when it names other certificates).
 ensure_ssl() {
-    ctl=$1 global=$2
-    uuid=$($ctl --bare --columns=_uuid list SSL)
+    ctl=$1 reader=$2 global=$3
+    uuid=$($reader --bare --columns=_uuid list SSL)
     if [ -z "$uuid" ]; then
-        $ctl -- --id=@s create SSL "$6" "$7" "$8" "external_ids:$owner_key=\"$owner\"" \
+        $ctl -- --id=@s create SSL "$7" "$8" "$9" "external_ids:$owner_key=\"$owner\"" \
             -- set "$global" . ssl=@s >/dev/null
-    elif [ "$($ctl --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$3" "$4" "$5")" ]; then
-        $ctl set SSL "$uuid" "$6" "$7" "$8"
+    elif [ "$($reader --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$4" "$5" "$6")" ]; then
+        $ctl set SSL "$uuid" "$7" "$8" "$9"
     fi
 }
 
-# Report the SSL row of others when it names other certificates: CTL DESCRIPTION RAW_KEY RAW_CERT RAW_CA.
+# Report the SSL row of others when it names other certificates: READER DESCRIPTION RAW_KEY RAW_CERT RAW_CA.
 check_ssl() {
-    ctl=$1 what=$2
-    uuid=$($ctl --bare --columns=_uuid list SSL)
+    reader=$1 what=$2
+    uuid=$($reader --bare --columns=_uuid list SSL)
     [ -n "$uuid" ] || return 0
-    mark=$($ctl --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')
+    mark=$($reader --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')
     [ "$mark" != "$owner" ] || return 0
-    [ "$($ctl --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$3" "$4" "$5")" ] || return 0
+    [ "$($reader --bare --columns=private_key,certificate,ca_cert list SSL)" != "$(printf '%s\n%s\n%s' "$3" "$4" "$5")" ] || return 0
     echo "$0: $what SSL settings with other certificates exist and are not fabricgen's ($owner_key: ${mark:-none}); left alone" >&2
     conflicts=$((conflicts + 1))
 }
 
-# Remove this script's SSL row (the fabric uses tcp); one of others stays.
+# Remove this script's SSL row (the fabric uses tcp); one of others stays. CTL READER GLOBAL.
 drop_ssl() {
-    ctl=$1 global=$2
-    uuid=$($ctl --bare --columns=_uuid list SSL)
+    ctl=$1 reader=$2 global=$3
+    uuid=$($reader --bare --columns=_uuid list SSL)
     [ -n "$uuid" ] || return 0
-    [ "$($ctl --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')" = "$owner" ] || return 0
+    [ "$($reader --if-exists get SSL "$uuid" "external_ids:$owner_key" | tr -d '"')" = "$owner" ] || return 0
     $ctl clear "$global" . ssl
 }
 
-# This script's Connection rows of one database (CTL, its GLOBAL table): the one listening
-# on TARGET is kept (its inactivity_probe set) or created; the others it marked are removed.
-# Connection rows without the marker (an operator's listener) are left as they are.
+# The TCP port a Connection target listens on: PORT of ptcp:PORT[:IP] or pssl:PORT[:IP], 6640
+# when it names none (openvswitch/ovs lib/stream.c, pstream_open_with_default_port); nothing
+# for other targets (punix:, active tcp: and ssl:).
+listen_port() {
+    case $1 in
+        ptcp:*) rest=${1#ptcp:} ;;
+        pssl:*) rest=${1#pssl:} ;;
+        *) return 0 ;;
+    esac
+    port=${rest%%:*}
+    printf '%s\n' "${port:-6640}"
+}
+
+# Report each Connection of others (READER's database, called DESCRIPTION) that listens on a port
+# one of this script's listeners needs, on any address: the NB and SB servers of this host
+# share its ports, so both databases' rows count for both.
+check_listeners() {
+    reader=$1 what=$2
+    for uuid in $($reader --bare --columns=_uuid list Connection); do
+        mark=$($reader --if-exists get Connection "$uuid" "external_ids:$owner_key" | tr -d '"')
+        [ "$mark" = "$owner" ] && continue
+        target=$($reader get Connection "$uuid" target | tr -d '"')
+        port=$(listen_port "$target")
+        case $port in
+            "$nb_port") mine="northbound listener $nb_target" ;;
+            "$sb_port") mine="southbound listener $sb_target" ;;
+            *) continue ;;
+        esac
+        echo "$0: $what Connection $target listens on port $port, which fabricgen's $mine needs," \
+            "and is not fabricgen's ($owner_key: ${mark:-none}); left alone" >&2
+        conflicts=$((conflicts + 1))
+    done
+}
+
+# This script's Connection rows of one database (CTL and READER, its GLOBAL table): the one
+# listening on TARGET is kept (its inactivity_probe set) or created; the others it marked are
+# removed. Connection rows without the marker (an operator's listener) are left as they are.
 ensure_connection() {
-    ctl=$1 global=$2 target=$3 probe=$4
+    ctl=$1 reader=$2 global=$3 target=$4 probe=$5
     keep=
-    rows=$($ctl --format=csv --data=bare --no-headings --columns=_uuid,target,inactivity_probe \
+    rows=$($reader --format=csv --data=bare --no-headings --columns=_uuid,target,inactivity_probe \
         find Connection "external_ids:$owner_key=\"$owner\"")
     for row in $rows; do
         uuid=${row%%,*} rest=${row#*,}
@@ -135,16 +181,31 @@ ensure_connection() {
     fi
 }
 
+# Port PORT on switch SWITCH. This script's port on another switch (the provider network's
+# switch was renamed) is deleted first: lsp-add --may-exist stops at a port of that name on
+# another switch, half way through the provider networks.
+place_port() {
+    port=$(nbread --bare --columns=_uuid find Logical_Switch_Port "name=\"$2\"")
+    if [ -n "$port" ] && [ -z "$(nbread --bare --columns=_uuid find Logical_Switch "name=\"$1\"" "ports{>=}$port")" ]; then
+        nbctl lsp-del "$port"
+    fi
+    nbctl --may-exist lsp-add "$1" "$2"
+}
+
+nb_target=ptcp:6641:10.0.0.10
+sb_target=ptcp:6642:10.0.0.10
+nb_port=6641
+sb_port=6642
 nb_db=${OVN_NB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnnb_db.sock}
 sb_db=${OVN_SB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnsb_db.sock}
 need_db northbound ovn-nbctl NB_Global "$nb_db"
 need_db southbound ovn-sbctl SB_Global "$sb_db"
 
 # Rows in the way that are not this script's: nothing is changed while there are any.
-check_free nbctl Connection 'northbound Connection ptcp:6641:10.0.0.10' 'target="ptcp:6641:10.0.0.10"'
-check_free sbctl Connection 'southbound Connection ptcp:6642:10.0.0.10' 'target="ptcp:6642:10.0.0.10"'
-check_free nbctl Logical_Switch 'switch public' 'name="public"'
-check_free nbctl Logical_Switch_Port 'port public-external' 'name="public-external"'
+check_listeners nbread northbound
+check_listeners sbread southbound
+check_free nbread Logical_Switch 'switch public' 'name="public"'
+check_free nbread Logical_Switch_Port 'port public-external' 'name="public-external"'
 if [ "$conflicts" -gt 0 ]; then
     echo "$0: $conflicts row(s) in the way are not fabricgen's; nothing changed. Rename what fabric.yaml" \
         "declares, or, for a row an earlier fabricgen left, mark it: external_ids:$owner_key=$owner" >&2
@@ -153,15 +214,15 @@ fi
 
 nbctl init
 sbctl init
-drop_ssl nbctl NB_Global
-drop_ssl sbctl SB_Global
-ensure_connection nbctl NB_Global ptcp:6641:10.0.0.10 60000
-ensure_connection sbctl SB_Global ptcp:6642:10.0.0.10 60000
+drop_ssl nbctl nbread NB_Global
+drop_ssl sbctl sbread SB_Global
+ensure_connection nbctl nbread NB_Global "$nb_target" 60000
+ensure_connection sbctl sbread SB_Global "$sb_target" 60000
 
 # Provider network public: localnet port public-external on physnet1.
 nbctl --may-exist ls-add public
 claim Logical_Switch public
-nbctl --may-exist lsp-add public public-external
+place_port public public-external
 claim Logical_Switch_Port public-external
 nbctl lsp-set-type public-external localnet
 nbctl lsp-set-addresses public-external unknown
@@ -179,12 +240,12 @@ done
 rows=$(marked Logical_Switch)
 for row in $rows; do
     listed "$want_switches" "${row#*,}" && continue
-    if [ -z "$(nbctl --bare --columns=ports list Logical_Switch "${row%%,*}")" ]; then
+    if [ -z "$(nbread --bare --columns=ports list Logical_Switch "${row%%,*}")" ]; then
         nbctl ls-del "${row%%,*}"
     else
         echo "$0: switch ${row#*,} is no longer a provider network but holds ports of others; kept" >&2
     fi
 done
 
-echo "NB connection: $(nbctl get-connection)"
-echo "SB connection: $(sbctl get-connection)"
+echo "NB connection: $(nbread get-connection)"
+echo "SB connection: $(sbread get-connection)"

@@ -4,15 +4,40 @@
 #
 # Host k8s-node-2: chassis k8s-node-2 of OVN deployment kubernetes.
 # Run after `netplan apply`, before starting ovn-controller. Safe to run any number of times.
+# Everything is written in one ovs-vsctl transaction, after every check: a run that stops has
+# changed nothing.
 # OVS_RUNDIR selects another Open vSwitch database (ovs-vsctl reads it). OVN_ENCAP_IP
 # overrides the tunnel address, which is otherwise read from lo.
 # The tunnel firewall is ovn-tunnel.nft beside this script (`nft -f ovn-tunnel.nft`).
 set -eu
 
+# Whether the argument is a dotted-quad IPv4 address as inet_pton reads it (no leading zeros).
+is_ipv4() {
+    case $1 in
+        *[!0-9.]* | .* | *. | *..*) return 1 ;;
+    esac
+    old_ifs=$IFS
+    IFS=.
+    set -- $1
+    IFS=$old_ifs
+    [ $# -eq 4 ] || return 1
+    for octet; do
+        case $octet in
+            0 | [1-9] | [1-9][0-9] | 1[0-9][0-9] | 2[0-4][0-9] | 25[0-5]) ;;
+            *) return 1 ;;
+        esac
+    done
+}
+
 device=lo
 expected=10.255.1.2
 if [ -n "${OVN_ENCAP_IP:-}" ]; then
     encap_ip=$OVN_ENCAP_IP
+    if ! is_ipv4 "$encap_ip"; then
+        echo "$0: OVN_ENCAP_IP '$encap_ip' is not an IPv4 address (e.g. $expected); unset it to read the" \
+            "address from $device" >&2
+        exit 1
+    fi
 else
     # ovn-encap-ip comes from the tunnel interface alone, never from a bridge or its ports.
     encap_ip=$(ip -4 -o addr show dev "$device" | awk -v want="$expected" \
@@ -23,13 +48,13 @@ else
     fi
 fi
 
-# --no-wait: ovn-controller reads these keys; ovs-vswitchd need not reconfigure.
+# --no-wait: ovn-controller reads these keys; ovs-vswitchd need not reconfigure. Reads run with
+# --dry-run: ovs-vsctl inserts a missing Open_vSwitch row in any transaction it commits.
 vsctl() {
     ovs-vsctl --no-wait "$@"
 }
 
-vsctl init
-vsctl set Open_vSwitch . \
+set -- init -- set Open_vSwitch . \
     'external_ids:system-id="k8s-node-2"' \
     'external_ids:hostname="k8s-node-2"' \
     'external_ids:ovn-remote="tcp:10.20.1.10:6642"' \
@@ -37,7 +62,8 @@ vsctl set Open_vSwitch . \
     'external_ids:ovn-is-interconn="true"' \
     'external_ids:ovn-set-local-ip="true"' \
     "external_ids:ovn-encap-ip=\"$encap_ip\""
-vsctl remove Open_vSwitch . external_ids ovn-bridge-mappings
-vsctl remove Open_vSwitch . external_ids ovn-cms-options
+set -- "$@" -- remove Open_vSwitch . external_ids ovn-bridge-mappings
+set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
+vsctl "$@"
 
-echo "external_ids: $(vsctl get Open_vSwitch . external_ids)"
+echo "external_ids: $(vsctl --dry-run get Open_vSwitch . external_ids)"

@@ -7,15 +7,25 @@
 # openstack-ts (169.254.100.200/24) and adds 1 static route(s) to the other AZs.
 # Run on controller ctl2 (or any member: the databases are shared) once ovn-ic runs
 # with the settings in ovn-ic.service.d/ beside this script. Safe to run any number of
-# times: every setting is compared before it is written. The ports and static routes# and the router it creates get external_ids:fabricgen-owner=ic/openstack; marked ports and
-# routes that the fabric no longer yields are deleted (routers never are). Rows without that
-# marker (the router's other routes, ports of other platforms, routes ovn-ic learns) are never
-# adopted, changed or deleted: a port of the same name, a route to the same prefix or a
-# router of the same name that is not this script's is reported and the script stops
-# before changing anything, with exit status 1. So does a database that does not answer.
+# times: every setting is compared before it is written. The ports, the static routes and the router it creates
+# get external_ids:fabricgen-owner=ic/openstack; marked ports and routes that the fabric no longer
+# yields are deleted (routers never are). The NB_Global values it sets (name)
+# are recorded as its own in NB_Global external_ids:fabricgen-owner-name and
+# fabricgen-owner-option-<option>; without autoRoute it removes only the options it recorded.
+# Rows and values without that marker (the router's other routes, ports of other platforms,
+# routes ovn-ic learns, an AZ name or route options set by hand) are never adopted, changed or
+# deleted. A port of the same name, a route to the same prefix, a router of the same name, a switch
+# named ts that is not ovn-ic's copy of the transit switch or another AZ name
+# that is not this script's is reported, and the script stops with exit status 1 before its
+# first write; so does a database that does not answer.
+# Every read runs with --dry-run, so a refused run creates no row, not even a database's
+# global row. On a first run only NB_Global (the AZ name) is written before
+# ovn-ic has copied the transit switch into the northbound database: it needs the name to
+# register the AZ.
 # OVN_NB_DB and OVN_SB_DB select other databases (ovn-nbctl and ovn-sbctl read them;
 # default: the local unix sockets); OVN_IC_NB_DB and OVN_IC_SB_DB other IC databases
-# (default: the fabric's IC database members).
+# (default: the fabric's IC database members). FABRICGEN_TS_WAIT: seconds to wait for ovn-ic
+# to copy the transit switch into the northbound database (default 60).
 set -eu
 
 default_ic_nb=tcp:10.20.2.11:6645,tcp:10.20.2.12:6645,tcp:10.20.2.13:6645
@@ -39,17 +49,24 @@ nbctl() {
     ovn-nbctl "$@"
 }
 
+# Reads. Each ctl tool inserts its database's missing global row (NB_Global, SB_Global,
+# IC_NB_Global, IC_SB_Global) in any transaction it commits, a read's included; --dry-run
+# commits nothing.
+nbread() {
+    ovn-nbctl --dry-run "$@"
+}
+
 # Mark one NB row (table, name or UUID) as this script's. Only called on rows this script
 # created or already owns: the checks below stop the script before it reaches a row of others.
 claim() {
-    if [ "$(nbctl --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
+    if [ "$(nbread --if-exists get "$1" "$2" "external_ids:$owner_key" | tr -d '"')" != "$owner" ]; then
         nbctl set "$1" "$2" "external_ids:$owner_key=\"$owner\""
     fi
 }
 
 # `uuid,name` of every row of a table that carries this script's marker.
 marked() {
-    nbctl --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
+    nbread --format=csv --data=bare --no-headings --columns=_uuid,name find "$1" "external_ids:$owner_key=\"$owner\""
 }
 
 # Whether a newline-separated list holds a line.
@@ -60,8 +77,8 @@ listed() {
 # The router's dst-ip route PREFIX via NEXTHOP in the main route table, marked as this
 # script's; created, marker included, when the router has none.
 ensure_route() {
-    on_router=$(nbctl get Logical_Router "$router" static_routes)
-    found=$(nbctl --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
+    on_router=$(nbread get Logical_Router "$router" static_routes)
+    found=$(nbread --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" "nexthop=\"$2\"" \
         'policy!=src-ip' 'route_table=""' "external_ids:$owner_key=\"$owner\"")
     for uuid in $found; do
         case $on_router in
@@ -72,14 +89,19 @@ ensure_route() {
         "external_ids:$owner_key=\"$owner\"" -- add Logical_Router "$router" static_routes @route >/dev/null
 }
 
-# The value of one NB_Global option, empty when unset.
-nb_option() {
-    nbctl --if-exists get NB_Global . "options:$1" | tr -d '"'
+# The value of one NB_Global setting: COLUMN KEY for a map column's key (options, external_ids),
+# COLUMN . for a plain column (name); empty when unset.
+nb_global() {
+    if [ "$2" = . ]; then
+        nbread get NB_Global . "$1" | tr -d '"'
+    else
+        nbread --if-exists get NB_Global . "$1:$2" | tr -d '"'
+    fi
 }
 
 # Stop with the reason when a database does not answer: DESCRIPTION CTL TABLE REMOTE.
 need_db() {
-    if ! failure=$($2 --db="$4" --timeout=10 --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
+    if ! failure=$($2 --db="$4" --timeout=10 --dry-run --bare --columns=_uuid list "$3" 2>&1 >/dev/null); then
         echo "$0: the $1 database at $4 does not answer: $failure" >&2
         exit 1
     fi
@@ -90,8 +112,8 @@ need_db() {
 others() {
     table=$1
     shift
-    for uuid in $(nbctl --bare --columns=_uuid find "$table" "$@"); do
-        mark=$(nbctl --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
+    for uuid in $(nbread --bare --columns=_uuid find "$table" "$@"); do
+        mark=$(nbread --if-exists get "$table" "$uuid" "external_ids:$owner_key" | tr -d '"')
         [ "$mark" = "$owner" ] || printf '%s\n' "${mark:-none}"
     done
 }
@@ -112,18 +134,57 @@ check_free() {
 # this script's route PREFIX via NEXTHOP would share traffic with them.
 check_route() {
     [ -n "$router_uuid" ] || return 0
-    on_router=$(nbctl get Logical_Router "$router_uuid" static_routes)
-    for uuid in $(nbctl --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" \
+    on_router=$(nbread get Logical_Router "$router_uuid" static_routes)
+    for uuid in $(nbread --bare --columns=_uuid find Logical_Router_Static_Route "ip_prefix=\"$1\"" \
             'policy!=src-ip' 'route_table=""'); do
         case $on_router in *"$uuid"*) ;; *) continue ;; esac
-        mark=$(nbctl --if-exists get Logical_Router_Static_Route "$uuid" "external_ids:$owner_key" | tr -d '"')
+        mark=$(nbread --if-exists get Logical_Router_Static_Route "$uuid" "external_ids:$owner_key" | tr -d '"')
         [ "$mark" = "$owner" ] && continue
-        hop=$(nbctl get Logical_Router_Static_Route "$uuid" nexthop | tr -d '"')
+        hop=$(nbread get Logical_Router_Static_Route "$uuid" nexthop | tr -d '"')
         echo "$0: route $1 via $hop on router $router exists and is not fabricgen's ($owner_key: ${mark:-none});" \
             "left alone, and fabricgen's route $1 via $2 is not added" >&2
         conflicts=$((conflicts + 1))
     done
 }
+
+# Report an NB_Global setting (COLUMN KEY, see nb_global) that holds a value other than WANT
+# and is not recorded as this script's under external_ids:$owner_key-RECORD: COLUMN KEY WANT
+# RECORD DESCRIPTION CONSEQUENCE.
+check_value() {
+    value=$(nb_global "$1" "$2")
+    [ -n "$value" ] && [ "$value" != "$3" ] || return 0
+    mark=$(nb_global external_ids "$owner_key-$4")
+    [ "$mark" != "$owner" ] || return 0
+    echo "$0: NB_Global $5 exists and is not fabricgen's ($owner_key: ${mark:-none}); left alone, and $6" >&2
+    conflicts=$((conflicts + 1))
+}
+
+# Set an NB_Global setting (COLUMN KEY VALUE RECORD) and record it as this script's, unless it
+# holds VALUE already (then it stays whose it is).
+set_value() {
+    [ "$(nb_global "$1" "$2")" != "$3" ] || return 0
+    if [ "$2" = . ]; then setting="$1=\"$3\""; else setting="$1:$2=\"$3\""; fi
+    nbctl set NB_Global . "$setting" "external_ids:$owner_key-$4=\"$owner\""
+}
+
+# Wait (at most $wait seconds) until ovn-ic has copied the transit switch into this NB; a read,
+# so nothing is written if it does not come.
+wait_for_ts() {
+    if ! nbread --timeout="$wait" wait-until Logical_Switch "$ts" "other_config:interconn-ts=\"$ts\"" \
+            >/dev/null 2>&1; then
+        echo "$0: ovn-ic has not copied transit switch $ts into the northbound database $nb_db within" \
+            "$wait s: check that ovn-ic runs (ovn-ic.service.d/ beside this script) and run this script again" >&2
+        exit 1
+    fi
+}
+
+wait=${FABRICGEN_TS_WAIT-60}
+case $wait in
+    '' | *[!0-9]* | ??????* | 0 | 00 | 000 | 0000 | 00000)
+        echo "$0: FABRICGEN_TS_WAIT '$wait' is not a whole number of seconds from 1 to 99999; unset it for" \
+            "the default 60" >&2
+        exit 1 ;;
+esac
 
 nb_db=${OVN_NB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnnb_db.sock}
 sb_db=${OVN_SB_DB:-unix:${OVN_RUNDIR:-/var/run/ovn}/ovnsb_db.sock}
@@ -133,56 +194,69 @@ need_db "IC northbound" ovn-ic-nbctl IC_NB_Global "$OVN_IC_NB_DB"
 need_db "IC southbound" ovn-ic-sbctl IC_SB_Global "$OVN_IC_SB_DB"
 
 # The transit switch is created on the IC side (Kube-OVN's IC server); ovn-ic copies it here.
-if ! ovn-ic-nbctl --timeout=30 --bare --columns=name find Transit_Switch "name=\"$ts\"" | grep -qx "$ts"; then
+if ! ovn-ic-nbctl --timeout=30 --dry-run --bare --columns=name find Transit_Switch "name=\"$ts\"" | grep -qx "$ts"; then
     echo "$0: transit switch $ts is not in the IC northbound database $OVN_IC_NB_DB" >&2
     exit 1
 fi
 
 # Rows in the way that are not this script's: nothing is changed while there are any.
-router_uuid=$(nbctl --bare --columns=_uuid find Logical_Router "name=\"$router\"")
+router_uuid=$(nbread --bare --columns=_uuid find Logical_Router "name=\"$router\"")
 check_free Logical_Router "router $router" "name=\"$router\""
 check_free Logical_Router_Port "router port $lrp" "name=\"$lrp\""
 check_free Logical_Switch_Port "switch port $lsp" "name=\"$lsp\""
+for uuid in $(nbread --bare --columns=_uuid find Logical_Switch "name=\"$ts\""); do
+    if [ "$(nbread --if-exists get Logical_Switch "$uuid" other_config:interconn-ts | tr -d '"')" != "$ts" ]; then
+        echo "$0: switch $ts exists and is not the transit switch ovn-ic copies" \
+            "(other_config:interconn-ts=$ts); left alone" >&2
+        conflicts=$((conflicts + 1))
+    fi
+done
 check_route 10.128.0.0/14 169.254.100.201
+check_value name . "$az" name "name $(nb_global name .) (the AZ ovn-ic registers)" "AZ $az is not set"
 if [ "$conflicts" -gt 0 ]; then
     echo "$0: $conflicts row(s) in the way are not fabricgen's; nothing changed. Change what fabric.yaml" \
-        "declares, or, for a row an earlier fabricgen left, mark it: external_ids:$owner_key=$owner" >&2
+        "declares, or, for a row an earlier fabricgen left, mark it: external_ids:$owner_key=$owner" \
+        "(an NB_Global value: NB_Global external_ids:$owner_key-name or $owner_key-option-<option>)" >&2
     exit 1
+fi
+# Once NB_Global names the AZ, ovn-ic copies the transit switch: wait for it before any write.
+if [ "$(nb_global name .)" = "$az" ]; then
+    wait_for_ts
 fi
 
 nbctl init
-if [ "$(nbctl --bare --columns=name list NB_Global)" != "$az" ]; then
-    nbctl set NB_Global . "name=\"$az\""
-fi
-# Explicit routes (autoRoute: false): ovn-ic neither advertises nor learns.
+set_value name . "$az" name
+# Explicit routes (autoRoute: false): the route exchange options this script set go; those
+# of others stay.
 for key in ic-route-adv ic-route-learn; do
-    [ -z "$(nb_option "$key")" ] || nbctl remove NB_Global . options "$key"
+    if [ "$(nb_global external_ids "$owner_key-option-$key")" = "$owner" ]; then
+        nbctl remove NB_Global . options "$key" -- remove NB_Global . external_ids "$owner_key-option-$key"
+    fi
 done
+wait_for_ts
 
 # The router is this script's (the check above stopped at one of others): created marked.
 if [ -z "$router_uuid" ]; then
     nbctl create Logical_Router "name=\"$router\"" "external_ids:$owner_key=\"$owner\"" >/dev/null
 fi
-if [ "$(nbctl --bare --columns=mac,networks find Logical_Router_Port "name=\"$lrp\"")" != "$(printf '%s\n%s' "$mac" "$network")" ]; then
+if [ "$(nbread --bare --columns=mac,networks find Logical_Router_Port "name=\"$lrp\"")" != "$(printf '%s\n%s' "$mac" "$network")" ]; then
     nbctl --if-exists lrp-del "$lrp"
     nbctl lrp-add "$router" "$lrp" "$mac" "$network"
 fi
 claim Logical_Router_Port "$lrp"
 
-# Wait (bounded) until ovn-ic has created the transit switch in this NB.
-nbctl --timeout=60 wait-until Logical_Switch "$ts"
 nbctl --may-exist lsp-add "$ts" "$lsp"
 claim Logical_Switch_Port "$lsp"
-[ "$(nbctl lsp-get-type "$lsp")" = router ] || nbctl lsp-set-type "$lsp" router
-[ "$(nbctl lsp-get-addresses "$lsp")" = router ] || nbctl lsp-set-addresses "$lsp" router
+[ "$(nbread lsp-get-type "$lsp")" = router ] || nbctl lsp-set-type "$lsp" router
+[ "$(nbread lsp-get-addresses "$lsp")" = router ] || nbctl lsp-set-addresses "$lsp" router
 # One key only: ovn-ic keeps options:requested-tnl-key on this port.
-if [ "$(nbctl --if-exists get Logical_Switch_Port "$lsp" options:router-port | tr -d '"')" != "$lrp" ]; then
+if [ "$(nbread --if-exists get Logical_Switch_Port "$lsp" options:router-port | tr -d '"')" != "$lrp" ]; then
     nbctl set Logical_Switch_Port "$lsp" "options:router-port=\"$lrp\""
 fi
 
 # Gateway chassis in priority order; ovn-ic publishes the port once one of them claims it.
 want_gw=$(printf '%s\n' 'net1 100')
-have_gw=$(nbctl lrp-get-gateway-chassis "$lrp" | awk -v prefix="$lrp-" \
+have_gw=$(nbread lrp-get-gateway-chassis "$lrp" | awk -v prefix="$lrp-" \
     '{ name = $1; if (index(name, prefix) == 1) name = substr(name, length(prefix) + 1); print name, $2 }')
 if [ "$have_gw" != "$want_gw" ]; then
     for chassis in $(printf '%s\n' "$have_gw" | awk '{ print $1 }'); do
@@ -197,13 +271,13 @@ ensure_route 10.128.0.0/14 169.254.100.201  # k8s-prod-az
 # Marked routes the fabric no longer yields (or on another router), then marked ports other
 # than $lrp and $lsp (left by a renamed AZ or transit switch).
 want_routes=$(printf '%s\n' '10.128.0.0/14 169.254.100.201')
-router_uuid=$(nbctl get Logical_Router "$router" _uuid)
-rows=$(nbctl --format=csv --data=bare --no-headings --columns=_uuid,ip_prefix,nexthop \
+router_uuid=$(nbread get Logical_Router "$router" _uuid)
+rows=$(nbread --format=csv --data=bare --no-headings --columns=_uuid,ip_prefix,nexthop \
     find Logical_Router_Static_Route "external_ids:$owner_key=\"$owner\"")
 for row in $rows; do
     uuid=${row%%,*} hop=${row##*,} prefix=${row#*,}
     prefix=${prefix%,*}
-    holders=$(nbctl --bare --columns=_uuid find Logical_Router "static_routes{>=}$uuid")
+    holders=$(nbread --bare --columns=_uuid find Logical_Router "static_routes{>=}$uuid")
     for lr in $holders; do
         if [ "$lr" != "$router_uuid" ] || ! listed "$want_routes" "$prefix $hop"; then
             nbctl remove Logical_Router "$lr" static_routes "$uuid"
@@ -220,9 +294,9 @@ for row in $rows; do
 done
 
 # The gateway chassis need ovn-is-interconn=true (configure-ovn-host.sh sets it).
-interconn=$(ovn-sbctl --timeout=10 --bare --columns=name find Chassis other_config:is-interconn=true || true)
+interconn=$(ovn-sbctl --timeout=10 --dry-run --bare --columns=name find Chassis other_config:is-interconn=true || true)
 for chassis in net1; do
     printf '%s\n' "$interconn" | grep -qx "$chassis" || echo "$0: chassis $chassis is not (yet) an IC gateway" >&2
 done
-echo "AZ $(nbctl --bare --columns=name list NB_Global): port $lrp $(nbctl --bare --columns=mac,networks find Logical_Router_Port "name=\"$lrp\"" | tr '\n' ' ')"
-echo "IC SB port $lsp: $(ovn-ic-sbctl --timeout=10 --bare --columns=address find Port_Binding "logical_port=\"$lsp\"" || echo unreachable)"
+echo "AZ $(nbread --bare --columns=name list NB_Global): port $lrp $(nbread --bare --columns=mac,networks find Logical_Router_Port "name=\"$lrp\"" | tr '\n' ' ')"
+echo "IC SB port $lsp: $(ovn-ic-sbctl --timeout=10 --dry-run --bare --columns=address find Port_Binding "logical_port=\"$lsp\"" || echo unreachable)"
