@@ -8,8 +8,9 @@ import re
 DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<path>\S.*?): (?P<message>.+) "
                         r"\[(?P<code>FG\d{3})\]$")
 SUMMARY = re.compile(r"^fabricgen: \d+ error\(s\), \d+ warning\(s\); nothing written$")
-# Every line break any YAML reader may count: a position may be counted either way.
-_LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# YAML 1.2 breaks lines only at CR, LF and CRLF; YAML 1.1 also at NEL, LS and PS. A position is
+# right when it is inside the file counted either way.
+_LINE_BREAKS = (re.compile("\r\n|[\r\n]"), re.compile("\r\n|[\r\n\x85\u2028\u2029]"))
 
 
 def problems(stderr: str, name: str, text: str | None, *, summary: bool = True,
@@ -31,7 +32,7 @@ def problems(stderr: str, name: str, text: str | None, *, summary: bool = True,
             lines = lines[:-1]
         if not lines:
             found.append("refused without a single diagnostic")
-    source = _LINE_BREAKS.split(text) if text is not None else None
+    sources = [breaks.split(text) for breaks in _LINE_BREAKS] if text is not None else []
     for line in lines:
         if warnings_only and "[FG" not in line:
             continue
@@ -46,12 +47,15 @@ def problems(stderr: str, name: str, text: str | None, *, summary: bool = True,
         number, column = int(m["line"]), int(m["col"])
         if number < 1 or column < 1:
             found.append(f"position {number}:{column} is not 1-based: {line[:200]!r}")
-        elif source is not None:
+        elif sources:
             # A file of n line breaks has n + 1 lines; the last may be empty (end of stream).
-            if number > len(source) + 1:
-                found.append(f"line {number} is past the end of the file ({len(source)} lines): {line[:200]!r}")
-            elif number <= len(source) and column > len(source[number - 1]) + 2:
-                found.append(f"column {column} is past the end of line {number}: {line[:200]!r}")
+            inside = [number <= len(source) + 1 and (number > len(source) or column <= len(source[number - 1]) + 2)
+                      for source in sources]
+            if not any(inside):
+                lines_of = len(sources[0])
+                found.append(f"position {number}:{column} is outside the file ({lines_of} lines, line {number} "
+                             f"has {len(sources[0][number - 1]) if number <= lines_of else 0} characters): "
+                             f"{line[:200]!r}")
         if warnings_only and ": warning: " not in line:
             found.append(f"an accepted fabric reports an error: {line[:200]!r}")
     return found
