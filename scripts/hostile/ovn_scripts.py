@@ -48,7 +48,8 @@ SCHEMAS = {
 TOOLS = ("ovsdb-server", "ovsdb-tool", "ovsdb-client", "ovn-nbctl", "ovn-sbctl", "ovn-ic-nbctl", "ovn-ic-sbctl",
          "ovn-ic", "ovs-vsctl")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-HOSTILE_PATHS = ("/etc/ovn/$(touch PWNED).pem", "/etc/ovn/a;b'c\"d.pem", "/etc/ovn/back\\slash`touch PWNED`.pem")
+HOSTILE_PATHS = ("/etc/ovn/$(touch${IFS}PWNED).pem", "/etc/ovn/a;b'c\"d.pem",
+                 "/etc/ovn/back\\slash`touch${IFS}PWNED`.pem")
 
 
 def missing() -> list[str]:

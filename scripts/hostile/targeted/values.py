@@ -28,6 +28,21 @@ from hostile.samples import SITE_FILE, fabric_repository, git, mesh_fabric
 from hostile.targeted.common import FAMILY, case, edit, sample
 
 COMMENT_LIMIT = 65536
+# Certificate paths a reader could take for something else: comment characters, quotes,
+# backslashes, substitutions ($name, ${name}, %(name)s), blanks (tests/test_config_readers.py).
+HOSTILE_PATHS = ["/etc/ovn/a;b.pem", "/etc/ovn/a#b.pem", '/etc/ovn/"quoted".pem', "/etc/ovn/back\\slash.pem",
+                 "/etc/ovn/$x.pem", "/etc/ovn/${x}.pem", "/etc/ovn/$$.pem", "/etc/ovn/100%.pem", "/etc/ovn/%(x)s.pem",
+                 "/etc/ovn/$(touch${IFS}PWNED).pem", "/etc/ovn/`touch${IFS}PWNED`.pem", "/etc/ovn/end\\",
+                 " /etc/ovn/lead.pem", "/etc/ovn/trail.pem ", "/etc/ovn/tab\t.pem"]
+_OSLO_VALUES = r"""
+import json, sys
+from oslo_config import cfg
+conf = cfg.ConfigOpts()
+keys = ["ovn_nb_private_key", "ovn_nb_certificate", "ovn_nb_ca_cert", "ovn_sb_private_key"]
+conf.register_opts([cfg.StrOpt(k) for k in keys], group="ovn")
+conf(args=[], default_config_files=[sys.argv[1]], default_config_dirs=[], project="hostile", use_env=False)
+print(json.dumps({k: getattr(conf.ovn, k) for k in keys}))
+"""
 INT64_MAX = 2 ** 63 - 1
 
 
@@ -82,6 +97,9 @@ def cases(ctx: Context) -> list[Case]:
         case("review/a-removed-zone-is-orphaned-not-deleted", lambda w: _removed_zone(ctx, w), True),
         case("ci-examples/install-fabricgen-pinned-to-a-commit", lambda w: _ci_examples(ctx, w), True),
     ]
+    for i, path in enumerate(HOSTILE_PATHS):
+        found.append(case(f"hostile-certificate-path/{i:02d}-read-back-by-oslo-config-and-gcfg",
+                          lambda w, p=path: _read_back(ctx, w, p), i == 0))
     return found
 
 
@@ -200,3 +218,33 @@ def _ci_examples(ctx: Context, work: Workdir) -> None:
             work.check(not re.search(r"(?<![\w@/+-])fabricgen(==|>=|~=|\s|$|\")", rest.replace("fabricgen @", "")),
                        f"{path.name}: a bare package name fabricgen: {line}")
     work.check(checked > 0, "no line of the CI examples installs fabricgen")
+
+
+def _read_back(ctx: Context, work: Workdir, path: str) -> str:
+    """The openstack-k8s sample over ssl with a hostile certificate path: ml2_conf.ini (oslo.config)
+    and ovn_k8s.conf (gcfg, read by git config) give back exactly that path."""
+    quoted = json.dumps(path)
+    ssl = (f"      protocol: ssl\n      ssl:\n        privateKey: {quoted}\n        certificate: {quoted}\n"
+           f"        caCertificate: {quoted}\n")
+    text = sample(ctx, "openstack-k8s")
+    openstack = "      clientNetworks: [10.20.0.0/24, 10.255.0.0/24]   # control plane and the chassis loopbacks\n"
+    for networks in (openstack, "      clientNetworks: [10.20.1.0/24, 10.255.1.0/24]\n"):
+        text = edit(text, networks, networks + ssl)
+    code, err = _render(work, text)
+    if code == 1:
+        return "refused"
+    if not work.check(code in (0, 3), f"render: exit {code}: {err.strip()[-200:]}"):
+        return ""
+    (ini,) = list((work.path / "out").rglob("ml2_conf.ini"))
+    (conf,) = list((work.path / "out").rglob("ovn_k8s.conf"))
+    read = work.run([str(ctx.python), "-c", _OSLO_VALUES, str(ini)])
+    if work.check(read.code == 0, f"oslo.config cannot read ml2_conf.ini: {read.err.strip()[-300:]}"):
+        values = json.loads(read.out)
+        work.check(set(values.values()) == {path}, f"oslo.config reads {values}, not {path!r}")
+    for key in ("ovnnorth.client-privkey", "ovnnorth.client-cert", "ovnsouth.client-cacert"):
+        got = work.run(["git", "config", "-f", str(conf), "--get", key])
+        work.check(got.code == 0 and got.stdout.decode().removesuffix("\n") == path,
+                   f"git config reads {key} as {got.out.removesuffix(chr(10))!r}, not {path!r}")
+    pwned = [p for p in (work.path, work.tmp) if (p / "PWNED").exists()]
+    work.check(not pwned, "reading the files ran a command")
+    return "accepted and read back"
