@@ -64,6 +64,7 @@ def _run(ctx: Context, pool: list[Sample], baselines: Baselines, readers: Reader
     out = work.path / "out"
     if rng.random() < 0.75:
         copy_tree(baseline.out, out)  # the previous output of the sample is there
+    existed = out.exists()
     before = snapshot(out)
     text = _decoded(made.data)
 
@@ -78,6 +79,7 @@ def _run(ctx: Context, pool: list[Sample], baselines: Baselines, readers: Reader
             work.fail(f"render refused: {problem}")
         difference = tree_difference(before, snapshot(out))
         work.check(not difference, f"render refused the fabric but changed the output directory: {difference}")
+        work.check(existed or not out.exists(), "render refused the fabric but created the output directory")
         outcome = "refused"
     else:
         outcome = "accepted"

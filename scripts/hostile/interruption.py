@@ -5,7 +5,8 @@ mix (README "render": the new tree is staged beside the old one and swapped in w
 `renameat2(RENAME_EXCHANGE)`), no staging directory stays after the next render, and a
 failed render exits 1 with a message, never 4 or a traceback.
 
-- `kill -9` of `render` at random points of a 48-zone render over the previous output;
+- `kill -9` and SIGINT (Ctrl-C: exit 130) of `render` at random points of a 48-zone render over
+  the previous output;
 - two renders at once into one output directory (two fabrics, and the same fabric twice);
 - a full disk: the output on a small tmpfs in a private mount namespace (root here: `unshare
   --mount` and `mount -t tmpfs -o size=...`; a loop device is not used), filled to leave 0
@@ -55,6 +56,10 @@ def cases(ctx: Context) -> list[Case]:
     for i in range(kills):
         found.append(Case(FAMILY, f"kill-9-during-render-{i:02d}", lambda w, i=i: _kill(ctx, trees, w, i),
                           quick=i < 2))
+    for i in range(1 if ctx.quick else 6):
+        found.append(Case(FAMILY, f"sigint-during-render-{i:02d}",
+                          lambda w, i=i: _kill(ctx, trees, w, i, signal.SIGINT), quick=i < 1))
+    found.append(Case(FAMILY, "sigint-at-start-up", lambda w: _sigint_at_start_up(ctx, w)))
     for i in range(2 if ctx.quick else 6):
         found.append(Case(FAMILY, f"two-renders-at-once-{i:02d}", lambda w, i=i: _concurrent(ctx, trees, w, i),
                           quick=i < 1))
@@ -135,26 +140,48 @@ def _follow_up(work: Workdir, trees: _Trees, out: Path) -> None:
 
 # --- kill -9 ------------------------------------------------------------------------------------
 
-def _kill(ctx: Context, trees: _Trees, work: Workdir, number: int) -> str:
+def _kill(ctx: Context, trees: _Trees, work: Workdir, number: int, sig: signal.Signals = signal.SIGKILL) -> str:
+    """`sig` to render at a random point: SIGKILL (nothing runs after it) or SIGINT (Ctrl-C: exit
+    130, README "Exit codes")."""
     trees.get()
     out = _prepared(work)
-    rng = random.Random(f"{ctx.seed}/kill/{number}")
-    # a quarter of the kills early (parsing, rendering), the rest about when files are written
-    # and the trees swapped
-    delay = trees.seconds * (rng.uniform(0.0, 0.5) if number % 4 == 0 else rng.uniform(0.5, 1.3))
+    rng = random.Random(f"{ctx.seed}/{sig.name}/{number}")
+    # a quarter of the signals early (parsing, rendering), the rest about when files are written
+    # and the trees swapped; never in the interpreter's start-up (`sigint-at-start-up`)
+    delay = max(0.3, trees.seconds * (rng.uniform(0.0, 0.5) if number % 4 == 0 else rng.uniform(0.5, 1.3)))
     running = work.spawn([ctx.fabricgen, "render", SITE_FILE, "-o", "out", "-q"])
     time.sleep(delay)
     finished = running.finished()
     if not finished:
-        os.kill(running.proc.pid, signal.SIGKILL)
+        os.kill(running.proc.pid, sig)
     result = work.wait(running, timeout=60)
     if finished:
         work.expect_documented(result, "render", {3})
-    else:
+    elif sig == signal.SIGKILL:
         work.check(result.code in (-signal.SIGKILL, 3), f"render killed with SIGKILL ended with {result.code}")
-    state = _judge(work, trees, out, f"kill -9 at {delay:.2f} s")
+    else:  # interrupted, or done by the time the signal came
+        work.expect_documented(result, "render", {130, 3})
+    state = _judge(work, trees, out, f"{sig.name} at {delay:.2f} s")
     _follow_up(work, trees, out)
-    return f"killed at {delay:.2f} s: {state} tree" if not finished else f"finished before {delay:.2f} s"
+    return f"{sig.name} at {delay:.2f} s: exit {result.code}, {state} tree" if not finished else \
+        f"finished before {delay:.2f} s"
+
+
+def _sigint_at_start_up(ctx: Context, work: Workdir) -> str:
+    """Ctrl-C within the first 200 ms, while Python imports fabricgen: exit 130 (or the SIGINT
+    status, which a shell reports as 130), never a traceback."""
+    work.write(SITE_FILE, OLD)
+    seen = []
+    for step in range(10):
+        delay = 0.02 + 0.02 * step
+        running = work.spawn([ctx.fabricgen, "render", SITE_FILE, "-o", "out", "-q"])
+        time.sleep(delay)
+        if not running.finished():
+            os.kill(running.proc.pid, signal.SIGINT)
+        result = work.wait(running, timeout=60)
+        seen.append(f"{delay:.2f} s: {result.code}")
+        work.expect_documented(result, "render", {130, -signal.SIGINT, 3})
+    return "; ".join(seen)
 
 
 # --- two at once ---------------------------------------------------------------------------------
