@@ -69,7 +69,7 @@ class Result:
     stdout: bytes
     stderr: bytes
     cpu: float  # user + system seconds of the process and its children it waited for
-    max_rss_kib: int
+    max_rss_kib: int  # wait4's peak: the child's, or the harness's own size at the fork if that was larger
     wall: float
     timed_out: bool
 
