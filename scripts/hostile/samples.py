@@ -101,8 +101,8 @@ def transit_addresses(text: str) -> dict[str, str]:
 
 
 def icsb_show(ports: list[tuple[str, str]], switch: str = "ts") -> str:
-    """`ovn-ic-sbctl show` of OVN 23.03 (ovn-org/ovn `utilities/ovn-ic-sbctl.c` `cmd_show`) for
-    (availability zone, port address with prefix) pairs, one gateway each, in order."""
+    """`ovn-ic-sbctl show` in the form of tests/data/icsb_show/three-az.txt (verbatim output of
+    OVN 23.03) for (availability zone, port address with prefix) pairs, one gateway each."""
     out = []
     for i, (zone, address) in enumerate(ports, 1):
         out += [f"availability-zone {zone}", f"    gateway gw-{zone}-{i}", f"        hostname: gw-{zone}",
