@@ -127,8 +127,7 @@ def test_the_lab_imports_exactly_validates_and_renders_its_routes(tmp_path: Path
     assert {k for k in imported if k[0] == "ovn-ic-sb"} == {("ovn-ic-sb", f"AvailabilityZone: {z}") for z in CLUSTERS}
     added = entries(doc, "added")
     assert set(added) == {("hq", "Deployment: kube-system/ovn-ic-server"),
-                          ("hq", "ConfigMap: kube-system/fabricgen-ic-db-setup"),
-                          ("hq", "Job: kube-system/fabricgen-ic-db-setup")}
+                          ("hq", "ConfigMap: kube-system/fabricgen-ic-db-setup")}
     unmapped = entries(doc, "unmapped")
     assert unmapped[("hq", "Subnet: ovn-default")]["reason"].startswith("read: Kube-OVN's default Subnet")
     assert unmapped[("hq", "Node: hq-node-2")]["reason"] == "read: IC database member 10.10.10.12 (its InternalIP)"
@@ -188,7 +187,7 @@ def test_the_text_report_has_the_table_and_the_verdict(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert lines[0] == f"fabricgen import: {site(tmp_path)}"
     assert lines[2].split() == ["cluster", "zone", "imported", "partial", "conflict", "unmapped", "added"]
-    assert lines[3].split() == ["hq", "hq", "18", "0", "0", "6", "3"]
+    assert lines[3].split() == ["hq", "hq", "18", "0", "0", "6", "2"]  # added: the IC server and its script
     assert lines[7].split() == ["ovn-ic-sb", "-", "4", "0", "0", "0", "0"]
     assert "round trip: exact: every object fabricgen renders equals the live one" in lines
     assert "the round trip is exact" in err

@@ -47,6 +47,7 @@ KINDS: dict[tuple[str, str], str] = {
     ("", "ConfigMap"): "kube-system/ovn-ic-config (the zone and the interconnection), "
                        "kube-system/ovn-vpc-nat-gw-config",
     ("", "Node"): "the IC database members' node names (by InternalIP) and the zone that runs the database",
+    ("", "Namespace"): "nothing: the namespaces the NADs need follow from the NADs",
     ("kubeovn.io", "Configuration"): "enableIC, enableNATGateway, the tunnel type, the pod, join and service CIDRs",
     ("kubeovn.io", "Vpc"): "ovn-cluster's routes and policies, tenant VPCs and their peerings",
     ("kubeovn.io", "Subnet"): "the backbone, tenant subnets, the NAT gateways' external network, "

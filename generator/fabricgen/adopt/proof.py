@@ -12,9 +12,9 @@ one entry:
   one az-name, two zones on one transit address, a stale route, zones disagreeing on the IC
   database), with why;
 - `unmapped`: a live object fabricgen does not manage, with why (or what it was read for);
-- `added`: rendered, with no live counterpart. The IC database's setup Job and script
-  ConfigMap, and the IC server Deployment, are fabricgen's own (`OWN`); any other added object
-  was not in the captures.
+- `added`: rendered, with no live counterpart. The IC database's script ConfigMap, the IC
+  server Deployment (`OWN`) and the tenant namespaces fabricgen creates (`NAMESPACE`) are
+  fabricgen's own; any other added object was not in the captures.
 
 The round trip is exact when no entry is partial or conflict, and nothing was added but
 fabricgen's own objects.
@@ -37,10 +37,11 @@ OWN = {
         "the IC server fabricgen runs in the zone of the IC database; install-ic-server.sh names its Deployment "
         "the same, and applying the output replaces that one (its pods restart one by one)",
     ko.ObjectId("", "ConfigMap", "kube-system", "fabricgen-ic-db-setup"):
-        "fabricgen's script that sets vxlan_mode on the IC northbound",
-    ko.ObjectId("batch", "Job", "kube-system", "fabricgen-ic-db-setup"):
-        "fabricgen's Job that runs that script",
+        "fabricgen's script that the IC server's sidecar runs to keep vxlan_mode set on the IC northbound",
 }
+
+NAMESPACE = ("a namespace the zone's NADs need: fabricgen creates it when it is missing and never deletes it "
+             "(merged server-side); one that exists stays as it is")
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def prove(imported: Imported, fabric: Fabric | None, source_name: str, *, valid:
                 ident = ko.identify(obj)
                 use = uses.get(ident)
                 if use is None:
-                    own = OWN.get(ident)
+                    own = OWN.get(ident) or (NAMESPACE if (ident.group, ident.kind) == ("", "Namespace") else None)
                     entries.append(Entry(cluster, zone, str(ident), "added",
                                          own or "rendered, but not in the captures (capture it, or it is new)",
                                          own=own is not None))
