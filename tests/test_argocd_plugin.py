@@ -268,3 +268,13 @@ def test_a_fabric_that_is_not_utf8_is_reported_as_validate_reports_it(checkout: 
     assert (result.returncode, validate.returncode) == (1, 1)
     assert result.stderr.splitlines()[0] == validate.stderr.splitlines()[0]
     assert "is not UTF-8" in result.stderr and "[FG000]" in result.stderr
+
+
+def test_a_fabric_symlink_loop_is_an_error(checkout: Path) -> None:
+    app = checkout / "sites" / "lab" / "app"
+    app.mkdir()
+    (app / "fabric.yaml").symlink_to("fabric.yaml")
+    result = cmp_run(checkout, "sites/lab/app", ARGOCD_ENV_ZONE="hq")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("fabricgen: error: sites/lab/app/fabric.yaml is a symlink loop; point it at the "
+                             "fabric file or replace it with the fabric itself\n")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
-from fabricgen import __version__
+from fabricgen import __version__, exit_codes
 from fabricgen.cli import main
 from fabricgen.render import RENDERERS
 from fabricgen.validation.rules import catalogue
@@ -250,3 +251,64 @@ def test_command_process_runs_without_cyclic_collections_and_main_leaves_them_on
     assert gc.isenabled()
     assert main(["validate", LAB]) == 0
     assert gc.isenabled()
+
+
+SLOW_ARGPARSE = """\
+import importlib.util, os, sys, sysconfig, time
+sys.stderr.write("LOADING\\n")
+sys.stderr.flush()
+time.sleep(30)
+spec = importlib.util.spec_from_file_location("argparse", os.path.join(sysconfig.get_paths()["stdlib"], "argparse.py"))
+module = importlib.util.module_from_spec(spec)
+sys.modules["argparse"] = module
+spec.loader.exec_module(module)
+"""
+
+
+def test_ctrl_c_while_the_command_line_loads_is_an_interrupt_not_a_traceback(tmp_path: Path) -> None:
+    """SIGINT while fabricgen.cli and its libraries were imported (before `main` has its handlers)
+    printed a KeyboardInterrupt traceback. fabricgen.console takes SIGINT first: here the import
+    of argparse, the first thing cli loads, is held open (a module of the same name on
+    PYTHONPATH) and the signal lands in it."""
+    import os
+    import signal
+    import subprocess
+
+    (tmp_path / "argparse.py").write_text(SLOW_ARGPARSE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "fabricgen", "validate", LAB], cwd=REPO, env=env,
+                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        assert proc.stderr is not None
+        assert proc.stderr.readline() == "LOADING\n"
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()
+        assert proc.wait(timeout=60) == exit_codes.INTERRUPTED
+        assert err == "fabricgen: interrupted\n"
+
+
+def test_an_exception_a_library_makes_of_ctrl_c_is_an_interrupt(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGINT inside pydantic_core's start-up comes out as pyo3's PanicException, a BaseException
+    that is no KeyboardInterrupt: it printed a traceback and exited 1. After a SIGINT, it is an
+    interrupt; without one, it is not hidden."""
+    from fabricgen import cli
+
+    class PanicException(BaseException):
+        pass
+
+    def dispatch(args: object) -> int:
+        try:
+            cli._on_interrupt(2, None)
+        except KeyboardInterrupt:
+            raise PanicException("KeyboardInterrupt") from None
+        return 0
+
+    monkeypatch.setattr(cli, "_dispatch", dispatch)
+    monkeypatch.setattr(cli, "_interrupted", False)
+    assert main(["validate", LAB]) == exit_codes.INTERRUPTED
+    assert capsys.readouterr().err == "fabricgen: interrupted\n"
+    monkeypatch.setattr(cli, "_interrupted", False)
+    monkeypatch.setattr(cli, "_dispatch", lambda args: (_ for _ in ()).throw(PanicException("a real panic")))
+    with pytest.raises(PanicException):
+        main(["validate", LAB])

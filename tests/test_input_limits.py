@@ -201,3 +201,16 @@ def test_diff_refuses_a_gitlink_where_the_fabric_was(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert result.stderr == ("fabricgen: error: fabric.yaml at HEAD~1 is a submodule (gitlink), not a fabric file; "
                              "compare against a revision where it is one\n")
+
+
+def test_the_krm_function_reports_a_fabric_that_is_not_utf8_as_validate_does(tmp_path: Path) -> None:
+    fabric = tmp_path / "fabric.yaml"
+    fabric.write_bytes(LAB.read_bytes().replace(b"# ", b"# caf\xe9 ", 1))
+    resource_list_text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+                          "  apiVersion: fabricgen.io/v1alpha1\n  kind: FabricGenerator\n  metadata: {name: t}\n"
+                          "  spec: {path: fabric.yaml, zone: hq}\n")
+    result = fabricgen("krm", cwd=tmp_path, stdin=resource_list_text)
+    validate = fabricgen("validate", "fabric.yaml", cwd=tmp_path)
+    assert (result.returncode, validate.returncode) == (1, 1)
+    assert "is not UTF-8; save the file as UTF-8 [FG000]" in result.stdout
+    assert validate.stderr.splitlines()[0] in result.stderr

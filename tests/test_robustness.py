@@ -595,3 +595,27 @@ def test_deployment_transit_subnet_without_hosts_is_refused() -> None:
         "interconnection:\n", "interconnection:\n  transitSwitch: {subnet: 0.0.0.0/32}\n", 1)
     assert any("interconnection.transitSwitch.subnet: 0.0.0.0/32 is too small for a subnet" in m
                for m in diagnostics_of(text))
+
+
+def test_a_yaml_version_the_reader_does_not_know_is_a_located_error() -> None:
+    """`%YAML 2.0` before a second document reached ruamel's resolver: KeyError (exit 4)."""
+    text = "%YAML 1.2\n---\n%YAML 2.0\n---\n" + LAB
+    assert diagnostics_of(text) == [
+        "3:1: (document): YAML syntax error: found incompatible YAML document (version 1.* is required); fix the "
+        "syntax at this position [FG001]"]
+
+
+def test_an_anchor_defined_twice_is_refused_without_a_python_warning() -> None:
+    """ruamel only warns (ReusedAnchorWarning, on stderr with a site-packages path); an alias would
+    mean whichever anchor came last."""
+    text = LAB.replace("transitAddress: 169.254.100.71", "transitAddress: &a 169.254.100.71")
+    text = text.replace("transitAddress: 169.254.100.23", "transitAddress: &a 169.254.100.23")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "fabric.yaml")
+        path.write_text(text, encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "fabricgen", "validate", str(path)], capture_output=True,
+                              text=True, check=False)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"{path}:77:21: zones[1].transitAddress: anchor &a is defined twice, so an alias *a would mean the later "
+        "one; give each anchor its own name [FG001]", "fabricgen: 1 error(s), 0 warning(s); nothing written"]
