@@ -45,7 +45,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
                  "validation", "model", "source", "serialise"),
     "fast_path": ("output", "delivery", "report", "source", "serialise"),
     "cli": ("fast_path", "commands", "report", "__init__"),
-    "__main__": ("cli",),
+    "console": ("cli",),
+    "__main__": ("console",),
 }
 
 
