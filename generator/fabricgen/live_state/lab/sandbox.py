@@ -39,14 +39,13 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import TypeVar
 
+from fabricgen.live_state.lab.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
+from fabricgen.live_state.lab.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
 from fabricgen.live_state.lab.unixctl import Client, UnixctlError
 
-SCHEMA_DIR = Path("/usr/share/ovn")
-BINARIES = (
-    "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-ic", "ovn-nbctl", "ovn-sbctl",
-    "ovn-ic-nbctl", "ovn-ic-sbctl", "ovn-trace",
-)
-SCHEMAS = ("ovn-nb.ovsschema", "ovn-sb.ovsschema", "ovn-ic-nb.ovsschema", "ovn-ic-sb.ovsschema")
+SCHEMA_DIR = Path("/usr/share/ovn")  # the system's; a prefix has its own (`Programs.ovn_schemas`)
+BINARIES = CONTROL_PLANE
+SCHEMAS = OVN_SCHEMAS
 DEBIAN_PACKAGES = ("ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch")
 INSTALL_COMMAND = "apt-get install " + " ".join(DEBIAN_PACKAGES)
 ROUTER = "ovn-cluster"
@@ -60,22 +59,16 @@ _SOCKET_PATH_MAX = 107
 T = TypeVar("T")
 
 
-# Debian installs ovsdb-server in /usr/sbin, which is not on a normal user's PATH.
-SYSTEM_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
-
-
 def program_path() -> str:
-    """Where the lab looks for the OVN programs: PATH, then the system directories it lacks."""
-    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
-    return os.pathsep.join([*dirs, *(d for d in SYSTEM_DIRS if d not in dirs)])
+    """Where the lab looks for the OVN programs: the prefix of `FABRICGEN_OVN_PREFIX`, else PATH,
+    then the system directories it lacks (see `programs`)."""
+    return Programs.from_environment().search_path()
 
 
-def missing_prerequisites() -> list[str]:
-    """What is missing to run a sandbox here (empty when it can run)."""
-    search = program_path()
-    missing = [b for b in BINARIES if shutil.which(b, path=search) is None]
-    missing += [str(SCHEMA_DIR / s) for s in SCHEMAS if not (SCHEMA_DIR / s).is_file()]
-    return missing
+def missing_prerequisites(*, data_plane: bool = False, programs: Programs | None = None) -> list[str]:
+    """What is missing to run a sandbox here (empty when it can run); `data_plane`: also the
+    chassis' programs (ovs-vswitchd, ovs-vsctl, ovn-controller)."""
+    return (programs or Programs.from_environment()).missing(data_plane=data_plane)
 
 
 class SandboxError(RuntimeError):
@@ -144,6 +137,7 @@ class Sandbox:
     transit_switch: str = "ts"
     transit_subnet: IPv4Network = TRANSIT_SUBNET
     encapsulation: str = "geneve"
+    programs: Programs = field(default_factory=Programs.from_environment)
     _pidfiles: list[Path] = field(default_factory=list)
     _tracers: dict[str, Client] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -166,7 +160,7 @@ class Sandbox:
 
     def env(self) -> dict[str, str]:
         """Environment for OVN tools: every default run/log/db directory inside the work dir."""
-        env = {**os.environ, "PATH": program_path()}
+        env = {**os.environ, "PATH": self.programs.search_path()}
         for var in ("OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVN_RUNDIR", "OVN_LOGDIR", "OVN_DBDIR"):
             env[var] = str(self.workdir)
         for var in ("OVN_NB_DB", "OVN_SB_DB", "OVN_IC_NB_DB", "OVN_IC_SB_DB", "OVN_NB_DAEMON"):
@@ -232,8 +226,13 @@ class Sandbox:
         with self._lock:
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                run(["ovsdb-tool", "create", str(path), str(SCHEMA_DIR / schema)], env=self.env())
+                run(["ovsdb-tool", "create", str(path), str(self._schema_path(schema))], env=self.env())
         return path
+
+    def _schema_path(self, schema: str) -> Path:
+        if schema == "vswitch.ovsschema":
+            return self.programs.ovs_schema
+        return self.programs.ovn_schemas / schema
 
     def _start_db(self, directory: Path, name: str, schema: str) -> None:
         db = directory / f"{name}.db"
