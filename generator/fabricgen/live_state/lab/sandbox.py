@@ -241,13 +241,18 @@ class Sandbox:
             "ovsdb-server", f"--remote=punix:{directory / f'{name}.sock'}", str(db),
         ])
 
-    def _daemon(self, directory: Path, name: str, argv: list[str]) -> None:
+    def _daemon(self, directory: Path, name: str, argv: list[str], *, env: dict[str, str] | None = None,
+                unixctl: bool = True) -> None:
+        """Start a daemon detached, its pidfile, log and control socket (`unixctl=False`: the
+        daemon's own default, `<OVN_RUNDIR>/<program>.<pid>.ctl`) named after `name` in `directory`."""
         if self._stopped:
             raise SandboxError("the sandbox is stopping")
         pidfile = directory / f"{name}.pid"
-        self._pidfiles.append(pidfile)
+        with self._lock:
+            self._pidfiles.append(pidfile)
+        control = [f"--unixctl={directory / f'{name}.ctl'}"] if unixctl else []
         run([argv[0], "--detach", "--no-chdir", f"--pidfile={pidfile}", f"--log-file={directory / f'{name}.log'}",
-             f"--unixctl={directory / f'{name}.ctl'}", *argv[1:]], env=self.env())
+             *control, *argv[1:]], env=env or self.env())
 
     def start_ic_databases(self) -> None:
         ic = self.workdir / "ic"
@@ -308,18 +313,20 @@ class Sandbox:
         poll("ports of every zone in `ovn-ic-sbctl show`", self._ports_published)
         poll("remote transit ports in every zone", self._remotes_bound)
 
-    def join(self, zone: ZoneSpec, *more: str) -> None:
+    def join(self, zone: ZoneSpec, *more: str, register_chassis: bool = True) -> None:
         """What Kube-OVN's establishInterConnection does for one zone and one transit switch, in one
         NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
-        commands (`--`-separated) for the same transaction."""
+        commands (`--`-separated) for the same transaction. `register_chassis=False`: the gateway
+        chassis are real (simulated) chassis whose ovn-controller registered them."""
         ts, z = self.transit_switch, zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
         address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
         chassis = [zone.gateway, *zone.standby]
-        commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
-        for i, name in enumerate(zone.standby, start=1):
-            commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
-        self.sb(z, *commands)
+        if register_chassis:
+            commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
+            for i, name in enumerate(zone.standby, start=1):
+                commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
+            self.sb(z, *commands)
         gateways = [arg for i, name in enumerate(chassis)
                     for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
         self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
