@@ -33,7 +33,7 @@ from fabricgen.errors import FabricgenError
 from fabricgen.live_state.icsb_show import IcSbShow
 from fabricgen.live_state.lab import kubeovn
 from fabricgen.live_state.lab.chassis import ChassisSpec, Underlay
-from fabricgen.live_state.lab.programs import Programs
+from fabricgen.live_state.lab.programs import Programs, zones_ovn
 from fabricgen.live_state.lab.sandbox import (
     Sandbox,
     SandboxError,
@@ -124,6 +124,7 @@ class Proof:
     data_plane: bool = False  # packets between simulated chassis; else ovn-trace only
     ovn_version: str = ""  # of the programs that proved it
     ovs_version: str = ""
+    expected_ovn: tuple[tuple[str, str], ...] = ()  # (who, OVN release) the AZs run, where the fabric says
 
     @property
     def delivered(self) -> int:
@@ -597,7 +598,21 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
     ic = build.plan.interconnection
     ovn, ovs = programs.versions()
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
-                 data_plane, ovn, ovs)
+                 data_plane, ovn, ovs, expected_ovn(build))
+
+
+def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:
+    """The OVN releases the AZs run, as far as the fabric says: the zones' from
+    `interconnection.kubeOvnVersion` (or the IC image's tag), each deployment's `ovnVersion`."""
+    out = []
+    ic = build.plan.fabric.interconnection
+    release = ic.kube_ovn_release if ic is not None else None
+    zones = zones_ovn(release)
+    if build.plan.zones and zones is not None and release is not None:
+        out.append((f"the zones (Kube-OVN {release[0]}.{release[1]})", zones))
+    for join in build.plan.joins:
+        out.append((f"deployment {join.deployment.name}", join.deployment.ovn_version))
+    return tuple(out)
 
 
 def trace_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]) -> tuple[Pair, ...]:

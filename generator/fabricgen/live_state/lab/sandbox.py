@@ -55,6 +55,7 @@ TRANSIT_SUBNET = IPv4Network("169.254.100.0/24")
 CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
 WORKERS = 8  # AZs set up at once; each step waits on daemons, not on this process
 _SOCKET_PATH_MAX = 107
+STOP_ROUNDS = 20  # rounds of looking for a lab process still running after the pidfiles' were stopped
 
 T = TypeVar("T")
 
@@ -75,7 +76,13 @@ class SandboxError(RuntimeError):
     pass
 
 
+# Set when the main thread is interrupted while workers set up the lab: they start nothing more.
+INTERRUPTED = threading.Event()
+
+
 def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True) -> str:
+    if INTERRUPTED.is_set():
+        raise SandboxError("interrupted")
     proc = subprocess.run(list(args), capture_output=True, text=True, env=env, check=False,
                           stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
@@ -107,6 +114,9 @@ def parallel(function: Callable[[T], object], items: Iterable[T]) -> None:
         futures = [pool.submit(function, item) for item in work]
         for future in futures:
             future.result()
+    except KeyboardInterrupt:
+        INTERRUPTED.set()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -374,6 +384,14 @@ class Sandbox:
             with contextlib.suppress(OSError, UnixctlError), Client(ctl, timeout=2) as client:
                 client.call("exit")
         _terminate(pids)
+        # A daemon whose start was interrupted may not have written its pidfile when it was read
+        # (its `--detach` parent was signalled with the caller): every process still running with
+        # this work directory on its command line is one of the lab's, and is stopped too.
+        for _ in range(STOP_ROUNDS):
+            left = lab_processes(self.workdir)
+            if not left:
+                break
+            _terminate(left, grace=0)
 
     @classmethod
     @contextlib.contextmanager
@@ -409,17 +427,34 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _terminate(pids: Sequence[int]) -> None:
-    """Wait for `pids` to exit; SIGTERM the ones left after a moment, SIGKILL the ones left after that."""
-    for attempt in range(100):
+def _terminate(pids: Sequence[int], grace: int = 10) -> None:
+    """Wait for `pids` to exit; SIGTERM the ones left after `grace` polls, SIGKILL the ones left
+    50 polls after that."""
+    for attempt in range(grace + 90):
         left = [pid for pid in pids if _alive(pid)]
         if not left:
             return
-        if attempt in (10, 60):
+        if attempt in (grace, grace + 50):
             for pid in left:
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM if attempt == 10 else signal.SIGKILL)
+                    os.kill(pid, signal.SIGTERM if attempt == grace else signal.SIGKILL)
         time.sleep(POLL_INTERVAL)
+
+
+def lab_processes(directory: Path) -> list[int]:
+    """The live processes (not this one) whose command line names a path inside `directory`."""
+    marker = os.fsencode(f"{directory}/")
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in cmdline and _alive(int(entry.name)):
+            out.append(int(entry.name))
+    return out
 
 
 @contextlib.contextmanager
@@ -428,6 +463,7 @@ def workdir() -> Iterator[Path]:
     base = os.environ.get("FABRICGEN_OVN_SANDBOX_BASE") or tempfile.gettempdir()
     if len(base) > 40:
         base = "/tmp"
+    INTERRUPTED.clear()
     path = Path(tempfile.mkdtemp(prefix="fg-ovn-", dir=base))
     if len(str(path / "zone-name-of-63-chars" / "northd.ctl")) + 42 > _SOCKET_PATH_MAX:
         shutil.rmtree(path, ignore_errors=True)
