@@ -65,6 +65,9 @@ class Programs:
         return (self.prefix or Path("/usr")) / "share" / "openvswitch" / OVS_SCHEMA
 
     def which(self, program: str) -> str | None:
+        """Where a program is: with a prefix only there, else on the system's search path."""
+        if self.prefix is not None:
+            return shutil.which(program, path=os.pathsep.join([str(self.prefix / "bin"), str(self.prefix / "sbin")]))
         return shutil.which(program, path=self.search_path())
 
     def missing(self, *, data_plane: bool = False) -> list[str]:
