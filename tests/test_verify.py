@@ -149,7 +149,7 @@ def test_a_stale_actual_capture_fails_and_names_the_zone(tmp_path: Path) -> None
     assert ("transit address: zone hq: transit address 169.254.100.71 in sites/lab/fabric.yaml, 169.254.100.5 on "
             "the live transit switch") in out
     rows = out.splitlines()
-    assert rows[rows.index("") + 2].split() == ["ai", "UNRESOLVED", "-", "ok", "ok"]
+    assert rows[rows.index("") + 3].split() == ["ai", "UNRESOLVED", "-", "ok", "ok"]
 
     piped = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--actual", "-", "--format", "json", stdin=show)
     doc = json.loads(piped.stdout)

@@ -453,19 +453,24 @@ def _trace(lab: Lab, az: str, datapath: str, packet: str, *options: str) -> str:
     return lab.sandbox.traced(az, datapath, packet, *options)
 
 
-def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone) -> Pair:
+def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone,
+               first: str | None = None, second: str | None = None) -> Pair:
+    """One pair's verdict from ovn-trace; `first` and `second`: its minimal traces in the source and
+    destination AZ when they were already made (`trace_pairs`)."""
     ts = lab.sandbox.transit_switch
     packet = flow(source.vm_mac, source.router_mac, source.vm_ip, target.vm_ip, source.vm)
-    first = _trace(lab, src.az, source.switch, packet, "--minimal")
+    if first is None:
+        first = _trace(lab, src.az, source.switch, packet, "--minimal")
     ports = outputs(first)
     out = ports[-1] if ports else None
     by_port = {f"{ts}-{az}": az for az in lab.azs}
     if out == f"{ts}-{dst.az}" and f"eth.dst = {lab.macs[dst.az]};" in actions(first):
-        arriving = flow(lab.macs[src.az], lab.macs[dst.az], source.vm_ip, target.vm_ip, f"{ts}-{src.az}", ttl=63)
-        second = outputs(_trace(lab, dst.az, ts, arriving, "--minimal"))
-        if second and second[-1] == target.vm:
+        if second is None:
+            second = _trace(lab, dst.az, ts, arriving_flow(lab, source, target, src, dst), "--minimal")
+        there = outputs(second)
+        if there and there[-1] == target.vm:
             return Pair(src, dst, DELIVERED, f"{src.az} -> {ts} -> {dst.az}")
-        where = f"output to {second[-1]}" if second else "dropped"
+        where = f"output to {there[-1]}" if there else "dropped"
         return Pair(src, dst, DROPPED, f"reached {dst.az} on {ts} but was not delivered there ({where})")
     detailed = _trace(lab, src.az, source.switch, packet)
     hop = next_hop(detailed)
@@ -619,10 +624,44 @@ def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def arriving_flow(lab: Lab, source: kubeovn.Backbone, target: kubeovn.Backbone, src: Endpoint, dst: Endpoint) -> str:
+    """The packet as it arrives in the destination AZ on the transit switch."""
+    ts = lab.sandbox.transit_switch
+    return flow(lab.macs[src.az], lab.macs[dst.az], source.vm_ip, target.vm_ip, f"{ts}-{src.az}", ttl=63)
+
+
 def trace_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]) -> tuple[Pair, ...]:
-    """Every ordered pair of endpoints in different AZs, traced with ovn-trace."""
-    return tuple(trace_pair(lab, src, source, dst, target)
-                 for src, source in endpoints for dst, target in endpoints if src.az != dst.az)
+    """Every ordered pair of endpoints in different AZs, traced with ovn-trace: each AZ's tracing
+    daemon gets its pairs' traces in one pipelined batch, the AZs several at once; first every
+    pair out of its source AZ, then every pair that reached the transit switch into its destination."""
+    pairs = [(src, source, dst, target) for src, source in endpoints for dst, target in endpoints if src.az != dst.az]
+    firsts = _batched(lab, [(src.az, source.switch, flow(source.vm_mac, source.router_mac, source.vm_ip,
+                                                          target.vm_ip, source.vm))
+                            for src, source, dst, target in pairs])
+    ts = lab.sandbox.transit_switch
+    onward = [i for i, (_src, _s, dst, _t) in enumerate(pairs) if outputs(firsts[i])[-1:] == [f"{ts}-{dst.az}"]]
+    seconds = dict(zip(onward, _batched(lab, [(pairs[i][2].az, ts, arriving_flow(lab, pairs[i][1], pairs[i][3],
+                                                                                 pairs[i][0], pairs[i][2]))
+                                              for i in onward]), strict=True))
+    return tuple(trace_pair(lab, src, source, dst, target, firsts[i], seconds.get(i))
+                 for i, (src, source, dst, target) in enumerate(pairs))
+
+
+def _batched(lab: Lab, traces: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Minimal traces (AZ, datapath, flow), in order, each AZ's in one batch, several AZs at once."""
+    by_az: dict[str, list[int]] = {}
+    for i, (az, _datapath, _flow) in enumerate(traces):
+        by_az.setdefault(az, []).append(i)
+    out: list[str] = [""] * len(traces)
+
+    def one(az: str) -> None:
+        indexes = by_az[az]
+        answers = lab.sandbox.traced_many(az, [(traces[i][1], traces[i][2], ("--minimal",)) for i in indexes])
+        for i, answer in zip(indexes, answers, strict=True):
+            out[i] = answer
+
+    parallel(one, list(by_az))
+    return out
 
 
 def live_addresses(show: IcSbShow, transit_switch: str) -> dict[str, IPv4Address]:

@@ -222,6 +222,14 @@ class Sandbox:
         except UnixctlError as exc:
             raise SandboxError(f"ovn-trace in {az}: {exc}") from None
 
+    def traced_many(self, az: str, traces: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
+        """Many traces (datapath, flow, options) answered by the AZ's tracing daemon, pipelined."""
+        try:
+            return self._tracers[az].call_many([("trace", *options, datapath, flow)
+                                                for datapath, flow, options in traces])
+        except UnixctlError as exc:
+            raise SandboxError(f"ovn-trace in {az}: {exc}") from None
+
     def stop_tracers(self) -> None:
         for az, client in list(self._tracers.items()):
             with contextlib.suppress(OSError, UnixctlError):
