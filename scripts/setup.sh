@@ -3,7 +3,8 @@
 #   scripts/setup.sh          the Python environment in .venv with fabricgen installed;
 #                             `. .venv/bin/activate` then puts fabricgen on PATH (README quick start)
 #   scripts/setup.sh --test   also the test tools: the Debian packages of the real
-#                             OVN/OVS daemons, netplan, FRR and nftables that the tests drive
+#                             OVN/OVS daemons, netplan, FRR and nftables that the tests drive,
+#                             and Debian 13's OVN 25.03 and OVS 3.5 in .ovn/25.03 (see below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,61 @@ DEBIAN_PACKAGES=(
   lua5.1               # the Argo CD health checks, as gopher-lua (Lua 5.1) runs them
 )
 
+# Debian 13's OVN 25.03 and OVS 3.5 (what Kube-OVN 1.15 and later run), next to the system's
+# OVN: the .deb files of Debian 13 (trixie) are fetched with apt-get through a private apt
+# configuration in .ovn/apt (the machine's own apt sources and state are not touched) and
+# extracted into .ovn/25.03/root; .ovn/25.03/bin gets one script per program that starts it
+# through the loader of the extracted libc6 with the extracted libraries only, and
+# .ovn/25.03/share the schemas: a prefix for `fabricgen verify --ovn-prefix .ovn/25.03`.
+DEBIAN13_SUITE=trixie
+DEBIAN13_KEYRING=/usr/share/keyrings/debian-archive-trixie-stable.gpg
+DEBIAN13_MIRROR=http://deb.debian.org/debian
+DEBIAN13_PACKAGES=(
+  ovn-common ovn-central ovn-host ovn-ic ovn-ic-db openvswitch-common openvswitch-switch
+  # the libraries they link, down to libc6 and its loader
+  libc6 libcap-ng0 libcap2 libssl3t64 libunbound8 libevent-2.1-7t64 libudev1 libbpf1 libelf1t64
+  libnuma1 libxdp1 libzstd1 zlib1g
+)
+install_debian13_ovn() {
+  local top=.ovn prefix=.ovn/25.03
+  if [ -x "$prefix/bin/ovn-nbctl" ] && "$prefix/bin/ovn-nbctl" --version 2>/dev/null | grep -q ' 25\.03\.'; then
+    return 0
+  fi
+  if [ ! -f "$DEBIAN13_KEYRING" ]; then
+    echo "setup: $DEBIAN13_KEYRING is missing (package debian-archive-keyring); cannot fetch OVN 25.03" >&2
+    exit 1
+  fi
+  echo "setup: fetching Debian 13's OVN 25.03 and OVS 3.5 into $prefix" >&2
+  rm -rf "$top/apt" "$prefix"
+  mkdir -p "$top/apt/lists/partial" "$top/apt/cache/archives/partial" "$top/apt/debs" "$prefix/root" "$prefix/bin" "$prefix/share"
+  echo "deb [signed-by=$DEBIAN13_KEYRING] $DEBIAN13_MIRROR $DEBIAN13_SUITE main" > "$top/apt/sources.list"
+  : > "$top/apt/status"
+  local here; here=$(pwd)
+  local apt=(-o "Dir::Etc::SourceList=$here/$top/apt/sources.list" -o "Dir::Etc::SourceParts=$here/$top/apt/none"
+             -o "Dir::State::Lists=$here/$top/apt/lists" -o "Dir::State::status=$here/$top/apt/status"
+             -o "Dir::Cache=$here/$top/apt/cache" -o "Dir::Cache::archives=$here/$top/apt/cache/archives"
+             -o "APT::Architecture=$(dpkg --print-architecture)" -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1")
+  apt-get "${apt[@]}" -qq update
+  (cd "$top/apt/debs" && apt-get "${apt[@]}" -qq download "${DEBIAN13_PACKAGES[@]}")
+  for deb in "$top"/apt/debs/*.deb; do
+    dpkg-deb -x "$deb" "$prefix/root"
+  done
+  local root; root=$(cd "$prefix/root" && pwd)
+  local loader; loader=$(ls "$root"/usr/lib/*/ld-linux*.so.* | head -n 1)
+  local libs; libs=$(dirname "$loader")
+  for program in "$root"/usr/bin/* "$root"/usr/sbin/* "$root"/usr/lib/openvswitch-switch/ovs-vswitchd; do
+    # ELF programs only (the Python tools need Debian 13's Python)
+    [ "$(head -c 4 "$program" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+    printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$loader" "$libs" "$program" \
+      > "$prefix/bin/$(basename "$program")"
+    chmod 0755 "$prefix/bin/$(basename "$program")"
+  done
+  ln -sfn ../root/usr/share/ovn "$prefix/share/ovn"
+  ln -sfn ../root/usr/share/openvswitch "$prefix/share/openvswitch"
+  rm -rf "$top/apt"
+  echo "setup: $("$prefix/bin/ovn-nbctl" --version | head -n 1), $("$prefix/bin/ovs-vswitchd" --version | head -n 1)" >&2
+}
+
 if [ "$want_test" = 1 ]; then
   missing=()
   for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -39,6 +95,7 @@ if [ "$want_test" = 1 ]; then
     # Package scripts may try to start services; in a container that may fail harmlessly.
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+  install_debian13_ovn
   for tool in kubectl kpt; do
     command -v "$tool" >/dev/null || echo "setup: warning: $tool not found; tests that need it will be skipped" >&2
   done

@@ -41,14 +41,22 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
 
 
 def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
-    """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, once each (no timing is checked)."""
-    from fabricgen.live_state.lab.sandbox import missing_prerequisites
+    """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, both modes, once each (no timing is
+    checked), with Debian 13's OVN 25.03 of `scripts/setup.sh --test`."""
+    from fabricgen.live_state.lab.programs import Programs
 
-    if missing_prerequisites():
-        pytest.skip("the OVN programs are not installed")
-    proc = subprocess.run([sys.executable, "benchmarks/verify_lab.py", "--runs", "1", "--sizes", "3", "--json"],
+    prefix = REPO / ".ovn" / "25.03"
+    if Programs(prefix).missing(data_plane=True):
+        pytest.skip("OVN 25.03 is not installed in .ovn/25.03 (scripts/setup.sh --test)")
+    proc = subprocess.run([sys.executable, "benchmarks/verify_lab.py", "--runs", "1", "--logical", "3",
+                           "--packets", "3", "--ovn-prefix", str(prefix), "--json"],
                           cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode in (0, 1), proc.stderr
-    rows = json.loads(proc.stdout)["runs"]
-    assert [(r["fabric"], r["zones"]) for r in rows] == [("sites/lab", 4), ("synthetic 3", 3)]
-    assert rows[0]["result"] == "12/12 pairs delivered" and rows[1]["result"] == "6/6 pairs delivered"
+    doc = json.loads(proc.stdout)
+    assert doc["ovn"] == "25.03.0"
+    rows = doc["runs"]
+    assert [(r["mode"], r["fabric"], r["zones"]) for r in rows] == [
+        ("logical", "sites/lab", 4), ("logical", "synthetic 3", 3), ("data-plane", "sites/lab", 4),
+        ("data-plane", "synthetic 3", 3)]
+    assert [r["result"] for r in rows] == ["12/12 pairs delivered", "6/6 pairs delivered"] * 2
+    assert all(r["peak_mib"] > 0 for r in rows)

@@ -69,7 +69,7 @@ def failing(result: proof.Proof) -> dict[tuple[str, str], proof.Pair]:
 @needs_ovn
 @pytest.mark.parametrize("site", SITES, ids=[s.parent.name for s in SITES])
 def test_every_sample_is_delivered(site: Path) -> None:
-    result = fabricgen("verify", rel(site))
+    result = fabricgen("verify", "--logical", rel(site))
     assert result.returncode == 0, result.stdout + result.stderr
     total = len(proof.prove(build_file(site)).pairs)
     assert result.stdout.splitlines()[-1] == f"{total}/{total} pairs delivered"
@@ -77,23 +77,27 @@ def test_every_sample_is_delivered(site: Path) -> None:
 
 @needs_ovn
 def test_lab_matrix_and_json() -> None:
-    text = fabricgen("verify", "sites/lab/fabric.yaml")
+    text = fabricgen("verify", "--logical", "sites/lab/fabric.yaml")
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     assert lines[0] == ("sites/lab/fabric.yaml: 4 AZ(s) on transit switch ts (169.254.100.0/24), "
                         "12 ordered pair(s) traced with ovn-trace")
-    assert lines[2].split() == ["from", "\\", "to", "hq", "ai", "edge", "dr"]
-    assert lines[3].split() == ["hq", "-", "ok", "ok", "ok"]
+    assert lines[1].startswith("proven with OVN ") and lines[1].endswith(
+        ": ovn-trace of each pair, no chassis and no packets (--logical)")
+    rows = lines[lines.index("") + 1:]
+    assert rows[0].split() == ["from", "\\", "to", "hq", "ai", "edge", "dr"]
+    assert rows[1].split() == ["hq", "-", "ok", "ok", "ok"]
     assert lines[-1] == "12/12 pairs delivered"
 
-    doc = json.loads(fabricgen("verify", "sites/lab/fabric.yaml", "--format", "json").stdout)
+    doc = json.loads(fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "json").stdout)
+    assert doc["mode"] == "logical"
     assert (doc["delivered"], doc["total"], doc["ok"]) == (12, 12, True)
     assert [a["name"] for a in doc["azs"]] == ["hq", "ai", "edge", "dr"]
     assert doc["pairs"][0] == {"from": {"az": "hq", "cidr": "172.30.10.0/24"},
                                "to": {"az": "ai", "cidr": "172.30.20.0/24"}, "delivered": True,
                                "outcome": "delivered", "detail": "hq -> ts -> ai"}
 
-    md = fabricgen("verify", "sites/lab/fabric.yaml", "--format", "markdown").stdout
+    md = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "markdown").stdout
     assert md.startswith("### OVN-IC lab: 12/12 pairs delivered\n")
     assert "| from \\ to | hq | ai | edge | dr |" in md
 
@@ -135,7 +139,7 @@ def test_a_stale_actual_capture_fails_and_names_the_zone(tmp_path: Path) -> None
     capture = tmp_path / "show.txt"
     capture.write_text(show)
 
-    result = fabricgen("verify", "sites/lab/fabric.yaml", "--actual", str(capture))
+    result = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--actual", str(capture))
     assert result.returncode == exit_codes.UNREACHABLE, result.stdout + result.stderr
     out = result.stdout
     assert out.splitlines()[-1] == "9/12 pairs delivered"
@@ -144,9 +148,10 @@ def test_a_stale_actual_capture_fails_and_names_the_zone(tmp_path: Path) -> None
                 f"unresolved: no transit port on ts has that address (hq's is {live})") in out
     assert ("transit address: zone hq: transit address 169.254.100.71 in sites/lab/fabric.yaml, 169.254.100.5 on "
             "the live transit switch") in out
-    assert out.splitlines()[4].split() == ["ai", "UNRESOLVED", "-", "ok", "ok"]
+    rows = out.splitlines()
+    assert rows[rows.index("") + 3].split() == ["ai", "UNRESOLVED", "-", "ok", "ok"]
 
-    piped = fabricgen("verify", "sites/lab/fabric.yaml", "--actual", "-", "--format", "json", stdin=show)
+    piped = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--actual", "-", "--format", "json", stdin=show)
     doc = json.loads(piped.stdout)
     assert piped.returncode == exit_codes.UNREACHABLE
     assert [a["name"] for a in doc["azs"] if a["stale"]] == ["hq"]
@@ -193,7 +198,7 @@ def test_a_next_hop_of_another_zone_is_a_wrong_zone() -> None:
 def test_a_zone_without_transit_address_is_not_reached(tmp_path: Path) -> None:
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(zones_fabric(3).replace("    transitAddress: 169.254.100.12\n", ""))
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "verify", "fabric.yaml"], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "verify", "--logical", "fabric.yaml"], cwd=tmp_path,
                             capture_output=True, text=True, check=False)
     assert result.returncode == exit_codes.UNREACHABLE, result.stderr
     assert "FG106" in result.stderr  # the warning, as validate gives it
@@ -318,4 +323,4 @@ def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
     assert "| from" not in md
     assert md.count("- not delivered: z0 ") == 19
     text = verify.text(result, "f.yaml")
-    assert text.splitlines()[2].split()[:4] == ["from", "\\", "to", "z0"]  # the terminal gets the matrix
+    assert text.splitlines()[3].split()[:4] == ["from", "\\", "to", "z0"]  # the terminal gets the matrix

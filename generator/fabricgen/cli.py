@@ -100,6 +100,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--actual", type=Path, default=None, metavar="SHOW",
                    help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")
     p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--logical", action="store_true",
+                   help="trace every pair with ovn-trace only, without chassis or packets (for very large fabrics)")
+    p.add_argument("--ovn-prefix", type=Path, default=None, metavar="DIR",
+                   help="run the OVN/OVS programs of DIR (DIR/bin, DIR/share/ovn; default: $FABRICGEN_OVN_PREFIX, "
+                        "else the system's)")
 
     p = _add_command_with_exit_codes(sub, "graph", "draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
@@ -173,7 +178,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "verify":
         from fabricgen.commands import verify
 
-        return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt)
+        return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt, logical=args.logical,
+                          ovn_prefix=args.ovn_prefix)
     if args.command == "graph":
         from fabricgen.commands import graph
 

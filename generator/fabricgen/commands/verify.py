@@ -1,4 +1,5 @@
-"""`fabricgen verify FABRIC [--actual SHOW]`: the rendered routes, proven in a throwaway OVN-IC lab.
+"""`fabricgen verify FABRIC [--actual SHOW] [--logical] [--ovn-prefix DIR]`: the rendered output, proven
+in a throwaway OVN-IC lab, with packets between simulated chassis (or `--logical`: ovn-trace only).
 
 Exit 0 when every pair is delivered, 5 when one is not, 6 when the OVN programs are
 missing or the lab cannot run (see `fabricgen.live_state.verification`). The heavy imports
@@ -13,10 +14,15 @@ from pathlib import Path
 from fabricgen import exit_codes
 
 
-def run(*, fabric: Path, actual: Path | None, fmt: str) -> int:
-    from fabricgen.live_state import verification
+def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, ovn_prefix: Path | None = None) -> int:
+    import os
 
-    result, name = verification.prove(fabric, actual)
+    from fabricgen.live_state import verification
+    from fabricgen.live_state.lab.programs import PREFIX_VARIABLE
+
+    if ovn_prefix is not None:  # the lab, and the rendered scripts it runs, use these programs
+        os.environ[PREFIX_VARIABLE] = str(ovn_prefix.resolve())
+    result, name = verification.prove(fabric, actual, logical=logical)
     if fmt == "json":
         sys.stdout.write(verification.as_json(result, name))
     elif fmt == "markdown":

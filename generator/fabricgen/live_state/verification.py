@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from fabricgen.pipeline import Build
 
 CELL = {"delivered": "ok", "rerouted": "REROUTED", "dropped": "DROPPED", "wrong-zone": "WRONG-AZ",
-        "unresolved": "UNRESOLVED"}
+        "unresolved": "UNRESOLVED", "tunnel-key": "TUNNEL-KEY", "no-tunnel": "NO-TUNNEL",
+        "encapsulation": "ENCAP", "mtu": "MTU", "altered": "ALTERED", "lost": "LOST"}
 
 
 def summary(proof: Proof) -> str:
@@ -63,12 +64,36 @@ def _failures(proof: Proof) -> list[str]:
 def header(proof: Proof, fabric: str) -> str:
     if not proof.azs:
         return f"{fabric}: no interconnection: nothing to trace"
+    how = ("proven with packets between simulated chassis" if proof.data_plane else "traced with ovn-trace")
     return (f"{fabric}: {len(proof.azs)} AZ(s) on transit switch {proof.transit_switch} "
-            f"({proof.transit_subnet}), {len(proof.pairs)} ordered pair(s) traced with ovn-trace")
+            f"({proof.transit_subnet}), {len(proof.pairs)} ordered pair(s) {how}")
+
+
+def proven_with(proof: Proof) -> str:
+    """Which programs proved it, and how."""
+    how = ("ICMP echo and reply per pair, injected at a VM port (netdev-dummy) and read back at the other"
+           if proof.data_plane else "ovn-trace of each pair, no chassis and no packets (--logical)")
+    return f"proven with OVN {proof.ovn_version} and Open vSwitch {proof.ovs_version}: {how}"
+
+
+def version_warnings(proof: Proof) -> list[str]:
+    """Where the AZs run another OVN than the one that proved it."""
+    from fabricgen.live_state.lab.programs import release
+
+    have = release(proof.ovn_version)
+    out = []
+    for who, version in proof.expected_ovn:
+        if have is not None and release(version) != have:
+            out.append(f"{who} run OVN {version}, this proof ran OVN {proof.ovn_version}: it proves nothing about "
+                       f"OVN {version}; run it with OVN {version} (`--ovn-prefix DIR`, see README \"verify\")")
+    return out
 
 
 def text(proof: Proof, fabric: str) -> str:
     lines = [header(proof, fabric)]
+    if proof.azs:
+        lines.append(proven_with(proof))
+        lines += [f"warning: {w}" for w in version_warnings(proof)]
     if proof.endpoints:
         rows = list(_matrix_rows(proof))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -87,6 +112,10 @@ def markdown(proof: Proof, fabric: str) -> str:
     """The verify matrix as a pull-request comment section (up to 16 endpoints; with more, only the
     pairs that are not delivered, at most 50 of them)."""
     lines = [f"### OVN-IC lab: {summary(proof)}", "", header(proof, fabric), ""]
+    if proof.azs:
+        lines += [f"{proven_with(proof)}.", ""]
+        lines += [f"> **Warning**: {w}" for w in version_warnings(proof)]
+        lines += [""] if version_warnings(proof) else []
     if proof.endpoints and len(proof.endpoints) <= MATRIX_MAX:
         rows = list(_matrix_rows(proof))
         lines += ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
@@ -102,6 +131,9 @@ def markdown(proof: Proof, fabric: str) -> str:
 
 def as_json(proof: Proof, fabric: str) -> str:
     doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None,
+           "mode": "data-plane" if proof.data_plane else "logical",
+           "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
+           "warnings": version_warnings(proof),
            "delivered": proof.delivered, "total": len(proof.pairs), "ok": proof.ok,
            "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs]}
     return json.dumps(doc, indent=2) + "\n"
@@ -111,18 +143,22 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def missing_programs() -> str | None:
+def missing_programs(*, data_plane: bool = False) -> str | None:
     """Why the lab cannot run here, with the install command; None when it can."""
+    from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
     from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
 
-    missing = missing_prerequisites()
+    programs = Programs.from_environment()
+    missing = missing_prerequisites(data_plane=data_plane, programs=programs)
     if not missing:
         return None
-    return (f"verify runs real OVN programs, and these are missing: {', '.join(missing)}; "
-            f"install them (Debian/Ubuntu, as root): {INSTALL_COMMAND}")
+    where = (f" (from {PREFIX_VARIABLE}={programs.prefix})" if programs.prefix is not None else "")
+    return (f"verify runs real OVN programs, and these are missing{where}: {', '.join(missing)}; "
+            f"install them (Debian/Ubuntu, as root): {INSTALL_COMMAND}, or name a prefix that has them "
+            f"with --ovn-prefix DIR")
 
 
-def prove(fabric: Path, actual: Path | None) -> tuple[Proof, str]:
+def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[Proof, str]:
     """The proof of a fabric file, and its name as messages give it."""
     from fabricgen.live_state import icsb_show
     from fabricgen.live_state.lab import proof
@@ -147,15 +183,17 @@ def prove(fabric: Path, actual: Path | None) -> tuple[Proof, str]:
             sys.stderr.write(f"fabricgen: {show_name}: zone {zone} has no port on {ts}; "
                              "the lab uses its address from the fabric\n")
     if head.plan.fabric.interconnection is not None:
-        why = missing_programs()
+        why = missing_programs(data_plane=not logical)
         if why is not None:
             raise proof.ProofError(why)
-    # A CI job that is cancelled gets SIGTERM: stop the lab as for Ctrl-C.
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # A CI job that is cancelled gets SIGTERM: stop the lab as for Ctrl-C. Ctrl-C interrupts the
+    # proof even where this process was started with SIGINT ignored (a background job of a shell).
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        return proof.prove(head, live), name
+        return proof.prove(head, live, data_plane=not logical), name
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 
@@ -166,7 +204,8 @@ def lab_section(head: Build, name: str) -> str | None:
 
     if head.plan.fabric.interconnection is None or missing_programs() is not None:
         return None
+    data_plane = missing_programs(data_plane=True) is None
     try:
-        return markdown(proof.prove(head), name)
+        return markdown(proof.prove(head, data_plane=data_plane), name)
     except proof.ProofError as exc:
         return f"### OVN-IC lab: not run\n\n{exc}\n"

@@ -32,6 +32,8 @@ from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 from fabricgen.live_state.icsb_show import IcSbShow
 from fabricgen.live_state.lab import kubeovn
+from fabricgen.live_state.lab.chassis import ChassisSpec, Underlay
+from fabricgen.live_state.lab.programs import Programs, zones_ovn
 from fabricgen.live_state.lab.sandbox import (
     Sandbox,
     SandboxError,
@@ -45,8 +47,11 @@ from fabricgen.pipeline import Build
 from fabricgen.plan.zones import DEFAULT_VPC, DeploymentJoin
 
 IC_SCRIPT = "configure-ovn-ic.sh"
+HOST_SCRIPT = "configure-ovn-host.sh"
+UNDERLAY_BASE = IPv4Address("198.18.0.10")  # tunnel endpoints of the zones' simulated chassis (RFC 2544)
 IC_DB_CONFIGMAP, IC_DB_SCRIPT = "fabricgen-ic-db-setup", "configure-ic-db.sh"
 ENCAP_BASE = IPv4Address("127.1.0.10")  # encap IPs of the lab's chassis: never bound to an interface
+CLAIM_TRIES = 500  # polls for the gateways' ovn-controller to claim the transit ports
 LEARN_TRIES = 250  # polls (20 ms apart) for ovn-ic to learn the routes of auto-route AZs
 
 DELIVERED = "delivered"
@@ -117,6 +122,10 @@ class Proof:
     azs: tuple[Az, ...]
     endpoints: tuple[Endpoint, ...]
     pairs: tuple[Pair, ...]
+    data_plane: bool = False  # packets between simulated chassis; else ovn-trace only
+    ovn_version: str = ""  # of the programs that proved it
+    ovs_version: str = ""
+    expected_ovn: tuple[tuple[str, str], ...] = ()  # (who, OVN release) the AZs run, where the fabric says
 
     @property
     def delivered(self) -> int:
@@ -210,6 +219,13 @@ class Lab:
     nodes: dict[str, str] = field(default_factory=dict)  # per zone: the node port of Kube-OVN's reroute
     macs: dict[str, str] = field(default_factory=dict)  # per AZ: its transit port's MAC
     addresses: dict[str, IPv4Address] = field(default_factory=dict)
+    # The data plane (None: the logical lab, whose chassis are rows without ovn-controller):
+    # the simulated chassis per AZ, and which of them hosts the AZ's VMs.
+    underlay: Underlay | None = None
+    chassis: dict[str, list[ChassisSpec]] = field(default_factory=dict)
+    vm_hosts: dict[str, str] = field(default_factory=dict)
+    vifs: dict[tuple[str, str], str] = field(default_factory=dict)  # (AZ, VM port) -> VIF on its host
+    tracing: bool = True  # start the tracing daemons (the data plane starts them when a pair is lost)
 
     @property
     def azs(self) -> list[str]:
@@ -223,19 +239,83 @@ class Lab:
         if script is not None:
             self._run_script(sb.workdir / "ic" / IC_DB_SCRIPT, script, {"OVN_IC_NB_DB": sb.ic_nb}, "the IC database")
         parallel(self._start_az, self.azs)
+        if self.underlay is not None:
+            self._start_chassis(self.underlay)
         zones = {z.spec.name for z in self.zones}
         poll("every zone registered in the IC SB", lambda: sb.registered_zones() >= zones)
+        if self.underlay is not None:
+            poll("the zones' gateways in the IC SB", lambda: self._gateways_published(zones))
         sb.icnb("ts-add", sb.transit_switch)
         parallel(self._set_up_zone, self.zones)
         parallel(self._set_up_deployment, self.joins)
         poll("every AZ's transit port in the IC SB", self._published)
-        poll("every AZ's remote transit ports bound", self._remotes_bound)
+        if self.underlay is None:
+            poll("every AZ's remote transit ports bound", self._remotes_bound)
+        else:  # a gateway that never claims its port (its BFD sessions down) shows as lost pairs, explained
+            with contextlib.suppress(SandboxError):
+                poll("every AZ's remote transit ports bound", self._remotes_bound, tries=CLAIM_TRIES)
+            poll("every AZ's gateways in the IC SB", lambda: self._gateways_published(set(self.azs)))
+            poll("the transit switch's tunnel key synced to every AZ", self._keys_synced)
         auto = [z for z in self.zones if z.auto_route]
         if auto or any(j.auto_route for j in self.joins):
             self._settle_learned_routes()
             parallel(lambda z: kubeovn.allow_learned_routes(sb, z.spec.name), auto)
         parallel(sb.sync, self.azs)
-        sb.start_tracers(self.azs)
+        if self.underlay is not None:
+            self._attach_vms(self.underlay)
+        if self.tracing:
+            sb.start_tracers(self.azs)
+
+    # -------------------------------------------------------------- the data plane
+    def _start_chassis(self, underlay: Underlay) -> None:
+        underlay.start()
+        specs = [(spec, self.sandbox.sb_db(az)) for az in self.azs for spec in self.chassis.get(az, [])]
+        underlay.add_all(specs)
+        underlay.populate_arp()
+        for az in self.azs:
+            underlay.wait_for_encaps(self.sandbox, az, [c.name for c in self.chassis.get(az, [])])
+
+    def _gateways_published(self, azs: set[str]) -> bool:
+        rows = self.sandbox.icsb("--format=csv", "--data=bare", "--no-headings", "--columns=name", "list", "Gateway")
+        have = set(rows.split())
+        return all(c.name in have for az in azs for c in self.chassis.get(az, []) if c.gateway)
+
+    def _keys_synced(self) -> bool:
+        """ovn-ic has written the IC SB's tunnel key of the transit switch into every AZ's NB."""
+        ts = self.sandbox.transit_switch
+        key = self.sandbox.icsb("--bare", "--columns=tunnel_key", "find", "Datapath_Binding",
+                                f"transit_switch={ts}").strip()
+        if not key:
+            return False
+        for az in self.azs:
+            have = self.sandbox.nb(az, "--if-exists", "get", "Logical_Switch", ts,
+                                   "other_config:requested-tnl-key").strip().strip('"')
+            if have != key:
+                return False
+        return True
+
+    def _attach_vms(self, underlay: Underlay) -> None:
+        """Each endpoint's VM as a VIF on its AZ's VM host, then wait until ovn-controller has bound
+        every one and every chassis has caught up (`--wait=hv`)."""
+        def one(az: str) -> None:
+            host = underlay.chassis[self.vm_hosts[az]]
+            for i, network in enumerate(self.networks.get(az, [])):
+                vif = f"vif{i}"
+                host.add_vm(vif, network.vm, i + 1)
+                self.vifs[(az, network.vm)] = vif
+            ports = [n.vm for n in self.networks.get(az, [])]
+            poll(f"the VMs of {az} bound", lambda: self._bound(az, ports))
+            self.sandbox.nb(az, "--wait=hv", "sync")
+
+        parallel(one, self.azs)
+        underlay.wait_for_bfd()
+
+    def _bound(self, az: str, ports: Sequence[str]) -> bool:
+        for port in ports:
+            if not self.sandbox.sb(az, "--bare", "--columns=chassis", "find", "Port_Binding",
+                                   f"logical_port={port}").strip():
+                return False
+        return True
 
     def _start_az(self, az: str) -> None:
         zone = next((z for z in self.zones if z.spec.name == az), None)
@@ -248,8 +328,10 @@ class Lab:
         commands += [kubeovn.subnet_allow(zone.backbone), *join, *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
-        sb.join(zone.spec, *kubeovn.batch(commands))  # one transaction: the router is new
-        sb.claim_gateway(zone.spec)
+        simulated = self.underlay is not None
+        sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=not simulated)  # one transaction: a new router
+        if not simulated:  # else the gateway's ovn-controller claims the port
+            sb.claim_gateway(zone.spec)
         self.networks[name] = [backbone]
         self.nodes[name] = node
         self.macs[name] = transit_mac(zone.spec.transit_address)
@@ -263,7 +345,8 @@ class Lab:
             commands += ["--"] if commands else []
             commands += ["chassis-add", chassis, sb.encapsulation, str(ENCAP_BASE + 4 * index + 256 * i),
                          "--", "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true"]
-        sb.sb(az, *commands)
+        if self.underlay is None:  # else the hosts' own ovn-controller registered them
+            sb.sb(az, *commands)
         if not join.create_router:
             sb.nb(az, "--may-exist", "lr-add", join.router)  # the platform's router
         self._run_script(sb.workdir / az / IC_SCRIPT, deployment_script(self.build, join.deployment.name),
@@ -280,7 +363,8 @@ class Lab:
         if nb:
             sb.nb(az, *kubeovn.batch(nb))
         port = f"cr-{join.router_port}"
-        sb.sb(az, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, join.gateway_chassis[0][0])
+        if self.underlay is None:
+            sb.sb(az, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, join.gateway_chassis[0][0])
         self.networks[az] = networks
         self.macs[az] = join.mac
         self.addresses[az] = join.network.ip
@@ -369,19 +453,24 @@ def _trace(lab: Lab, az: str, datapath: str, packet: str, *options: str) -> str:
     return lab.sandbox.traced(az, datapath, packet, *options)
 
 
-def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone) -> Pair:
+def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone,
+               first: str | None = None, second: str | None = None) -> Pair:
+    """One pair's verdict from ovn-trace; `first` and `second`: its minimal traces in the source and
+    destination AZ when they were already made (`trace_pairs`)."""
     ts = lab.sandbox.transit_switch
     packet = flow(source.vm_mac, source.router_mac, source.vm_ip, target.vm_ip, source.vm)
-    first = _trace(lab, src.az, source.switch, packet, "--minimal")
+    if first is None:
+        first = _trace(lab, src.az, source.switch, packet, "--minimal")
     ports = outputs(first)
     out = ports[-1] if ports else None
     by_port = {f"{ts}-{az}": az for az in lab.azs}
     if out == f"{ts}-{dst.az}" and f"eth.dst = {lab.macs[dst.az]};" in actions(first):
-        arriving = flow(lab.macs[src.az], lab.macs[dst.az], source.vm_ip, target.vm_ip, f"{ts}-{src.az}", ttl=63)
-        second = outputs(_trace(lab, dst.az, ts, arriving, "--minimal"))
-        if second and second[-1] == target.vm:
+        if second is None:
+            second = _trace(lab, dst.az, ts, arriving_flow(lab, source, target, src, dst), "--minimal")
+        there = outputs(second)
+        if there and there[-1] == target.vm:
             return Pair(src, dst, DELIVERED, f"{src.az} -> {ts} -> {dst.az}")
-        where = f"output to {second[-1]}" if second else "dropped"
+        where = f"output to {there[-1]}" if there else "dropped"
         return Pair(src, dst, DROPPED, f"reached {dst.az} on {ts} but was not delivered there ({where})")
     detailed = _trace(lab, src.az, source.switch, packet)
     hop = next_hop(detailed)
@@ -400,43 +489,179 @@ def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint,
     return Pair(src, dst, DROPPED, f"{where} in {src.az} (next hop {hop})")
 
 
+def host_script(build: Build, deployment: str, host: str) -> str | None:
+    """A deployment host's rendered `configure-ovn-host.sh`, None when it has none."""
+    out = build.files.get(PurePosixPath(build.site, "_host", deployment, "chassis", host, HOST_SCRIPT))
+    return out.text if out is not None else None
+
+
+def host_encap_ip(script: str) -> IPv4Address | None:
+    """The tunnel address a rendered `configure-ovn-host.sh` expects on its tunnel interface."""
+    for line in script.splitlines():
+        if line.startswith("expected="):
+            with contextlib.suppress(ValueError):
+                return IPv4Address(line.split("=", 1)[1].strip().strip("'\""))
+    return None
+
+
+def lab_chassis(build: Build, zones: Sequence[_ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]], dict[str, str]]:
+    """The simulated chassis of every AZ, and which one hosts its VMs.
+
+    A zone gets its gateway nodes (from the rendered `gw-nodes`) as IC gateways and one VM host,
+    tunnelling with the fabric's encapsulation from lab addresses in 198.18.0.0/15 (the
+    clusters' own node addresses and Kube-OVN tunnel type are not in the rendered output). A
+    deployment gets its hosts, set up by their rendered `configure-ovn-host.sh` (encap type and
+    IP, `ovn-is-interconn`): its gateway chassis, and one more host for the VMs when it has
+    one, else its last gateway chassis hosts them."""
+    ic = build.plan.interconnection
+    chassis: dict[str, list[ChassisSpec]] = {}
+    hosts: dict[str, str] = {}
+    for i, zone in enumerate(zones):
+        az = zone.spec.name
+        names = [zone.spec.gateway, *zone.spec.standby]
+        chassis[az] = [ChassisSpec(n, az, ic.encapsulation, UNDERLAY_BASE + 8 * i + j, gateway=True)
+                       for j, n in enumerate(names)]
+        chassis[az].append(ChassisSpec(f"{az}-vm-host", az, ic.encapsulation, UNDERLAY_BASE + 8 * i + len(names)))
+        hosts[az] = chassis[az][-1].name
+    for join in build.plan.joins:
+        deployment = join.deployment
+        gateways = [name for name, _priority in join.gateway_chassis]
+        others = [h.chassis_name for h in deployment.hosts if h.chassis_name not in gateways]
+        wanted = gateways + others[:1]
+        specs = []
+        for name in wanted:
+            script = host_script(build, deployment.name, name)
+            address = host_encap_ip(script) if script is not None else None
+            if script is None or address is None:
+                raise ProofError(f"deployment {deployment.name}: no rendered {HOST_SCRIPT} with a tunnel address "
+                                 f"for chassis {name}")
+            specs.append(ChassisSpec(name, join.az, deployment.encapsulation, address, gateway=name in gateways,
+                                     mtu=deployment.underlay_mtu, host_script=script))
+        chassis[join.az] = specs
+        hosts[join.az] = wanted[-1]
+    return chassis, hosts
+
+
+def underlay_network(chassis: Mapping[str, Sequence[ChassisSpec]]) -> IPv4Network:
+    """The smallest network holding every tunnel endpoint: the lab's underlay is one L2 network."""
+    addresses = [c.encap_ip for specs in chassis.values() for c in specs]
+    network = IPv4Network(f"{addresses[0]}/32")
+    while not all(a in network for a in addresses):
+        network = network.supernet()
+    return network
+
+
 @contextlib.contextmanager
-def running(build: Build, actual: Mapping[str, IPv4Address] | None = None) -> Iterator[Lab]:
+def running(build: Build, actual: Mapping[str, IPv4Address] | None = None, *,
+            data_plane: bool = False, programs: Programs | None = None) -> Iterator[Lab]:
     """The started lab of a build; every daemon is stopped and the directory removed on exit,
-    also when starting fails or is interrupted. `actual`: live transit addresses per AZ name."""
+    also when starting fails or is interrupted. `actual`: live transit addresses per AZ name.
+    `data_plane`: with simulated chassis (ovs-vswitchd and ovn-controller) on a simulated
+    underlay, the gateways' ports claimed by their own ovn-controller. `programs`: the OVN
+    programs to run (default: `FABRICGEN_OVN_PREFIX`, else the system's)."""
     ic = build.plan.interconnection
     zones = _zones(build, actual or {})
     with workdir() as path:
-        sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation)
+        sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation,
+                          programs or Programs.from_environment())
         lab = Lab(build, sandbox, zones, build.plan.joins)
+        if data_plane:
+            lab.chassis, lab.vm_hosts = lab_chassis(build, zones)
+            lab.underlay = Underlay(sandbox, underlay_network(lab.chassis))
+            lab.tracing = False
         try:
             lab.start()
             yield lab
         finally:
+            if lab.underlay is not None:
+                lab.underlay.close()
             sandbox.stop()
 
 
-def prove(build: Build, actual: Mapping[str, IPv4Address] | None = None) -> Proof:
-    """Build the lab, trace every ordered pair of endpoints in different AZs, stop the lab.
-    Without an interconnection there is nothing to trace and no lab is started."""
+def prove(build: Build, actual: Mapping[str, IPv4Address] | None = None, *, data_plane: bool = False,
+          programs: Programs | None = None) -> Proof:
+    """Build the lab, prove every ordered pair of endpoints in different AZs, stop the lab: with
+    ovn-trace, or with `data_plane` with packets between simulated chassis (see `dataplane`).
+    Without an interconnection there is nothing to prove and no lab is started."""
     if build.plan.fabric.interconnection is None:
-        return Proof("", IPv4Network("0.0.0.0/32"), (), (), ())
+        return Proof("", IPv4Network("0.0.0.0/32"), (), (), (), data_plane)
+    programs = programs or Programs.from_environment()
     try:
-        return _prove(build, actual)
+        return _prove(build, actual, data_plane, programs)
     except SandboxError as exc:
         raise ProofError(f"the OVN lab failed: {exc}") from None
 
 
-def _prove(build: Build, actual: Mapping[str, IPv4Address] | None) -> Proof:
-    with running(build, actual) as lab:
+def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: bool, programs: Programs) -> Proof:
+    with running(build, actual, data_plane=data_plane, programs=programs) as lab:
         endpoints = lab.endpoints()
-        pairs = tuple(trace_pair(lab, src, source, dst, target)
-                      for src, source in endpoints for dst, target in endpoints if src.az != dst.az)
+        if data_plane:
+            from fabricgen.live_state.lab import dataplane
+
+            pairs = dataplane.prove_pairs(lab, endpoints)
+        else:
+            pairs = trace_pairs(lab, endpoints)
         azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name],
                        z.source) for z in lab.zones)
         azs += tuple(Az(j.az, "deployment", j.network.ip, j.network.ip, j.mac) for j in lab.joins)
     ic = build.plan.interconnection
-    return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs)
+    ovn, ovs = programs.versions()
+    return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
+                 data_plane, ovn, ovs, expected_ovn(build))
+
+
+def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:
+    """The OVN releases the AZs run, as far as the fabric says: the zones' from
+    `interconnection.kubeOvnVersion` (or the IC image's tag), each deployment's `ovnVersion`."""
+    out = []
+    ic = build.plan.fabric.interconnection
+    release = ic.kube_ovn_release if ic is not None else None
+    zones = zones_ovn(release)
+    if build.plan.zones and zones is not None and release is not None:
+        out.append((f"the zones (Kube-OVN {release[0]}.{release[1]})", zones))
+    for join in build.plan.joins:
+        out.append((f"deployment {join.deployment.name}", join.deployment.ovn_version))
+    return tuple(out)
+
+
+def arriving_flow(lab: Lab, source: kubeovn.Backbone, target: kubeovn.Backbone, src: Endpoint, dst: Endpoint) -> str:
+    """The packet as it arrives in the destination AZ on the transit switch."""
+    ts = lab.sandbox.transit_switch
+    return flow(lab.macs[src.az], lab.macs[dst.az], source.vm_ip, target.vm_ip, f"{ts}-{src.az}", ttl=63)
+
+
+def trace_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]) -> tuple[Pair, ...]:
+    """Every ordered pair of endpoints in different AZs, traced with ovn-trace: each AZ's tracing
+    daemon gets its pairs' traces in one pipelined batch, the AZs several at once; first every
+    pair out of its source AZ, then every pair that reached the transit switch into its destination."""
+    pairs = [(src, source, dst, target) for src, source in endpoints for dst, target in endpoints if src.az != dst.az]
+    firsts = _batched(lab, [(src.az, source.switch, flow(source.vm_mac, source.router_mac, source.vm_ip,
+                                                          target.vm_ip, source.vm))
+                            for src, source, dst, target in pairs])
+    ts = lab.sandbox.transit_switch
+    onward = [i for i, (_src, _s, dst, _t) in enumerate(pairs) if outputs(firsts[i])[-1:] == [f"{ts}-{dst.az}"]]
+    seconds = dict(zip(onward, _batched(lab, [(pairs[i][2].az, ts, arriving_flow(lab, pairs[i][1], pairs[i][3],
+                                                                                 pairs[i][0], pairs[i][2]))
+                                              for i in onward]), strict=True))
+    return tuple(trace_pair(lab, src, source, dst, target, firsts[i], seconds.get(i))
+                 for i, (src, source, dst, target) in enumerate(pairs))
+
+
+def _batched(lab: Lab, traces: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Minimal traces (AZ, datapath, flow), in order, each AZ's in one batch, several AZs at once."""
+    by_az: dict[str, list[int]] = {}
+    for i, (az, _datapath, _flow) in enumerate(traces):
+        by_az.setdefault(az, []).append(i)
+    out: list[str] = [""] * len(traces)
+
+    def one(az: str) -> None:
+        indexes = by_az[az]
+        answers = lab.sandbox.traced_many(az, [(traces[i][1], traces[i][2], ("--minimal",)) for i in indexes])
+        for i, answer in zip(indexes, answers, strict=True):
+            out[i] = answer
+
+    parallel(one, list(by_az))
+    return out
 
 
 def live_addresses(show: IcSbShow, transit_switch: str) -> dict[str, IPv4Address]:

@@ -39,14 +39,13 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import TypeVar
 
+from fabricgen.live_state.lab.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
+from fabricgen.live_state.lab.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
 from fabricgen.live_state.lab.unixctl import Client, UnixctlError
 
-SCHEMA_DIR = Path("/usr/share/ovn")
-BINARIES = (
-    "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-ic", "ovn-nbctl", "ovn-sbctl",
-    "ovn-ic-nbctl", "ovn-ic-sbctl", "ovn-trace",
-)
-SCHEMAS = ("ovn-nb.ovsschema", "ovn-sb.ovsschema", "ovn-ic-nb.ovsschema", "ovn-ic-sb.ovsschema")
+SCHEMA_DIR = Path("/usr/share/ovn")  # the system's; a prefix has its own (`Programs.ovn_schemas`)
+BINARIES = CONTROL_PLANE
+SCHEMAS = OVN_SCHEMAS
 DEBIAN_PACKAGES = ("ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch")
 INSTALL_COMMAND = "apt-get install " + " ".join(DEBIAN_PACKAGES)
 ROUTER = "ovn-cluster"
@@ -56,33 +55,34 @@ TRANSIT_SUBNET = IPv4Network("169.254.100.0/24")
 CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
 WORKERS = 8  # AZs set up at once; each step waits on daemons, not on this process
 _SOCKET_PATH_MAX = 107
+STOP_ROUNDS = 20  # rounds of looking for a lab process still running after the pidfiles' were stopped
 
 T = TypeVar("T")
 
 
-# Debian installs ovsdb-server in /usr/sbin, which is not on a normal user's PATH.
-SYSTEM_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
-
-
 def program_path() -> str:
-    """Where the lab looks for the OVN programs: PATH, then the system directories it lacks."""
-    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
-    return os.pathsep.join([*dirs, *(d for d in SYSTEM_DIRS if d not in dirs)])
+    """Where the lab looks for the OVN programs: the prefix of `FABRICGEN_OVN_PREFIX`, else PATH,
+    then the system directories it lacks (see `programs`)."""
+    return Programs.from_environment().search_path()
 
 
-def missing_prerequisites() -> list[str]:
-    """What is missing to run a sandbox here (empty when it can run)."""
-    search = program_path()
-    missing = [b for b in BINARIES if shutil.which(b, path=search) is None]
-    missing += [str(SCHEMA_DIR / s) for s in SCHEMAS if not (SCHEMA_DIR / s).is_file()]
-    return missing
+def missing_prerequisites(*, data_plane: bool = False, programs: Programs | None = None) -> list[str]:
+    """What is missing to run a sandbox here (empty when it can run); `data_plane`: also the
+    chassis' programs (ovs-vswitchd, ovs-vsctl, ovn-controller)."""
+    return (programs or Programs.from_environment()).missing(data_plane=data_plane)
 
 
 class SandboxError(RuntimeError):
     pass
 
 
+# Set when the main thread is interrupted while workers set up the lab: they start nothing more.
+INTERRUPTED = threading.Event()
+
+
 def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True) -> str:
+    if INTERRUPTED.is_set():
+        raise SandboxError("interrupted")
     proc = subprocess.run(list(args), capture_output=True, text=True, env=env, check=False,
                           stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
@@ -114,6 +114,9 @@ def parallel(function: Callable[[T], object], items: Iterable[T]) -> None:
         futures = [pool.submit(function, item) for item in work]
         for future in futures:
             future.result()
+    except KeyboardInterrupt:
+        INTERRUPTED.set()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -144,6 +147,7 @@ class Sandbox:
     transit_switch: str = "ts"
     transit_subnet: IPv4Network = TRANSIT_SUBNET
     encapsulation: str = "geneve"
+    programs: Programs = field(default_factory=Programs.from_environment)
     _pidfiles: list[Path] = field(default_factory=list)
     _tracers: dict[str, Client] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -166,7 +170,7 @@ class Sandbox:
 
     def env(self) -> dict[str, str]:
         """Environment for OVN tools: every default run/log/db directory inside the work dir."""
-        env = {**os.environ, "PATH": program_path()}
+        env = {**os.environ, "PATH": self.programs.search_path()}
         for var in ("OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVN_RUNDIR", "OVN_LOGDIR", "OVN_DBDIR"):
             env[var] = str(self.workdir)
         for var in ("OVN_NB_DB", "OVN_SB_DB", "OVN_IC_NB_DB", "OVN_IC_SB_DB", "OVN_NB_DAEMON"):
@@ -218,6 +222,14 @@ class Sandbox:
         except UnixctlError as exc:
             raise SandboxError(f"ovn-trace in {az}: {exc}") from None
 
+    def traced_many(self, az: str, traces: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
+        """Many traces (datapath, flow, options) answered by the AZ's tracing daemon, pipelined."""
+        try:
+            return self._tracers[az].call_many([("trace", *options, datapath, flow)
+                                                for datapath, flow, options in traces])
+        except UnixctlError as exc:
+            raise SandboxError(f"ovn-trace in {az}: {exc}") from None
+
     def stop_tracers(self) -> None:
         for az, client in list(self._tracers.items()):
             with contextlib.suppress(OSError, UnixctlError):
@@ -232,8 +244,13 @@ class Sandbox:
         with self._lock:
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                run(["ovsdb-tool", "create", str(path), str(SCHEMA_DIR / schema)], env=self.env())
+                run(["ovsdb-tool", "create", str(path), str(self._schema_path(schema))], env=self.env())
         return path
+
+    def _schema_path(self, schema: str) -> Path:
+        if schema == "vswitch.ovsschema":
+            return self.programs.ovs_schema
+        return self.programs.ovn_schemas / schema
 
     def _start_db(self, directory: Path, name: str, schema: str) -> None:
         db = directory / f"{name}.db"
@@ -242,13 +259,18 @@ class Sandbox:
             "ovsdb-server", f"--remote=punix:{directory / f'{name}.sock'}", str(db),
         ])
 
-    def _daemon(self, directory: Path, name: str, argv: list[str]) -> None:
+    def _daemon(self, directory: Path, name: str, argv: list[str], *, env: dict[str, str] | None = None,
+                unixctl: bool = True) -> None:
+        """Start a daemon detached, its pidfile, log and control socket (`unixctl=False`: the
+        daemon's own default, `<OVN_RUNDIR>/<program>.<pid>.ctl`) named after `name` in `directory`."""
         if self._stopped:
             raise SandboxError("the sandbox is stopping")
         pidfile = directory / f"{name}.pid"
-        self._pidfiles.append(pidfile)
+        with self._lock:
+            self._pidfiles.append(pidfile)
+        control = [f"--unixctl={directory / f'{name}.ctl'}"] if unixctl else []
         run([argv[0], "--detach", "--no-chdir", f"--pidfile={pidfile}", f"--log-file={directory / f'{name}.log'}",
-             f"--unixctl={directory / f'{name}.ctl'}", *argv[1:]], env=self.env())
+             *control, *argv[1:]], env=env or self.env())
 
     def start_ic_databases(self) -> None:
         ic = self.workdir / "ic"
@@ -309,18 +331,20 @@ class Sandbox:
         poll("ports of every zone in `ovn-ic-sbctl show`", self._ports_published)
         poll("remote transit ports in every zone", self._remotes_bound)
 
-    def join(self, zone: ZoneSpec, *more: str) -> None:
+    def join(self, zone: ZoneSpec, *more: str, register_chassis: bool = True) -> None:
         """What Kube-OVN's establishInterConnection does for one zone and one transit switch, in one
         NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
-        commands (`--`-separated) for the same transaction."""
+        commands (`--`-separated) for the same transaction. `register_chassis=False`: the gateway
+        chassis are real (simulated) chassis whose ovn-controller registered them."""
         ts, z = self.transit_switch, zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
         address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
         chassis = [zone.gateway, *zone.standby]
-        commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
-        for i, name in enumerate(zone.standby, start=1):
-            commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
-        self.sb(z, *commands)
+        if register_chassis:
+            commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
+            for i, name in enumerate(zone.standby, start=1):
+                commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
+            self.sb(z, *commands)
         gateways = [arg for i, name in enumerate(chassis)
                     for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
         self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
@@ -368,6 +392,14 @@ class Sandbox:
             with contextlib.suppress(OSError, UnixctlError), Client(ctl, timeout=2) as client:
                 client.call("exit")
         _terminate(pids)
+        # A daemon whose start was interrupted may not have written its pidfile when it was read
+        # (its `--detach` parent was signalled with the caller): every process still running with
+        # this work directory on its command line is one of the lab's, and is stopped too.
+        for _ in range(STOP_ROUNDS):
+            left = lab_processes(self.workdir)
+            if not left:
+                break
+            _terminate(left, grace=0)
 
     @classmethod
     @contextlib.contextmanager
@@ -403,17 +435,34 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _terminate(pids: Sequence[int]) -> None:
-    """Wait for `pids` to exit; SIGTERM the ones left after a moment, SIGKILL the ones left after that."""
-    for attempt in range(100):
+def _terminate(pids: Sequence[int], grace: int = 10) -> None:
+    """Wait for `pids` to exit; SIGTERM the ones left after `grace` polls, SIGKILL the ones left
+    50 polls after that."""
+    for attempt in range(grace + 90):
         left = [pid for pid in pids if _alive(pid)]
         if not left:
             return
-        if attempt in (10, 60):
+        if attempt in (grace, grace + 50):
             for pid in left:
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM if attempt == 10 else signal.SIGKILL)
+                    os.kill(pid, signal.SIGTERM if attempt == grace else signal.SIGKILL)
         time.sleep(POLL_INTERVAL)
+
+
+def lab_processes(directory: Path) -> list[int]:
+    """The live processes (not this one) whose command line names a path inside `directory`."""
+    marker = os.fsencode(f"{directory}/")
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in cmdline and _alive(int(entry.name)):
+            out.append(int(entry.name))
+    return out
 
 
 @contextlib.contextmanager
@@ -422,6 +471,7 @@ def workdir() -> Iterator[Path]:
     base = os.environ.get("FABRICGEN_OVN_SANDBOX_BASE") or tempfile.gettempdir()
     if len(base) > 40:
         base = "/tmp"
+    INTERRUPTED.clear()
     path = Path(tempfile.mkdtemp(prefix="fg-ovn-", dir=base))
     if len(str(path / "zone-name-of-63-chars" / "northd.ctl")) + 42 > _SOCKET_PATH_MAX:
         shutil.rmtree(path, ignore_errors=True)

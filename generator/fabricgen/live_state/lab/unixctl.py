@@ -42,6 +42,28 @@ class Client:
         result = reply.get("result")
         return result if isinstance(result, str) else ""
 
+    def call_many(self, requests: list[tuple[str, ...]], batch: int = 64) -> list[str]:
+        """Several calls (method, *params), `batch` of them sent before their replies are read:
+        the daemon answers them in order, and the round trips overlap."""
+        out: list[str] = []
+        for start in range(0, len(requests), batch):
+            ids = []
+            data = b""
+            for method, *params in requests[start:start + batch]:
+                self._id += 1
+                ids.append((self._id, method))
+                data += json.dumps({"id": self._id, "method": method, "params": list(params)}).encode()
+            self._sock.sendall(data)
+            for ident, method in ids:
+                reply = self._read()
+                if reply.get("id") != ident:
+                    raise UnixctlError(f"{self._path}: reply to another request: {reply!r}")
+                if reply.get("error") is not None:
+                    raise UnixctlError(f"{self._path}: {method}: {reply['error']}")
+                result = reply.get("result")
+                out.append(result if isinstance(result, str) else "")
+        return out
+
     def _read(self) -> dict[str, Any]:
         while True:
             text = self._buffer.lstrip()

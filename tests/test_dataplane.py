@@ -1,0 +1,189 @@
+"""`fabricgen verify` with packets: simulated chassis on a simulated underlay (slow: real daemons).
+
+Per AZ the lab runs the gateway nodes and a VM host as chassis of their own: an OVS database,
+`ovs-vswitchd --enable-dummy` (the user-space dummy datapath) and ovn-controller, built the
+way ovn-org/ovn `tests/ovn-macros.at` (`sim_add`, `net_add`, `ovn_az_attach`) and
+`tests/ovn-ic.at` ("interconnection") build them. Each pair's ICMP echo is injected at a VM port
+with `netdev-dummy/receive` and read back from the other VM port's `options:tx_pcap`.
+
+The tests run on both OVN versions at hand: the system's (Debian 12: OVN 23.03, OVS 3.1) and
+Debian 13's OVN 25.03 / OVS 3.5, which `scripts/setup.sh --test` extracts into `.ovn/25.03`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, build_file, build_text, edit
+from fabricgen import exit_codes
+from fabricgen.live_state.lab import dataplane, proof
+from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
+from fabricgen.pipeline import Build
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
+SYSTEM = Programs()
+DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())
+
+
+def _skip(programs: Programs) -> pytest.MarkDecorator:
+    missing = programs.missing(data_plane=True)
+    return pytest.mark.skipif(bool(missing), reason=f"OVN programs of {programs.name} missing: {', '.join(missing)} "
+                                                    "(scripts/setup.sh --test installs them)")
+
+
+needs_25_03 = _skip(DEBIAN13)
+BOTH = [pytest.param(SYSTEM, id="ovn-23.03", marks=_skip(SYSTEM)),
+        pytest.param(DEBIAN13, id="ovn-25.03", marks=needs_25_03)]
+
+
+def fabricgen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, cwd=cwd,
+                          check=False)
+
+
+def prefix_args(programs: Programs) -> list[str]:
+    return ["--ovn-prefix", str(programs.prefix)] if programs.prefix is not None else []
+
+
+def geneve(text: str) -> str:
+    return edit(text, "  encapsulation: vxlan\n", "  encapsulation: geneve\n")
+
+
+@pytest.fixture
+def without_vxlan_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The lab applies the rendered configure-ic-db.sh without its `vxlan_mode=true`: what an IC
+    database set up by hand looks like (validation refuses such a fabric, FG104)."""
+    rendered = proof.ic_database_script
+
+    def script(build: Build) -> str | None:
+        text = rendered(build)
+        assert text is not None and "options:vxlan_mode=true" in text
+        return "\n".join(line for line in text.splitlines() if "vxlan_mode=true" not in line) + "\n"
+
+    monkeypatch.setattr(proof, "ic_database_script", script)
+    yield
+
+
+# ---------------------------------------------------------------- the lab, on both OVN versions
+@pytest.mark.parametrize("programs", BOTH)
+def test_the_lab_with_packets(programs: Programs) -> None:
+    result = fabricgen("verify", "sites/lab/fabric.yaml", *prefix_args(programs))
+    out = result.stdout.splitlines()
+    ovn, ovs = programs.versions()
+    assert out[0] == ("sites/lab/fabric.yaml: 4 AZ(s) on transit switch ts (169.254.100.0/24), 12 ordered pair(s) "
+                      "proven with packets between simulated chassis")
+    assert out[1] == (f"proven with OVN {ovn} and Open vSwitch {ovs}: ICMP echo and reply per pair, injected at a "
+                      "VM port (netdev-dummy) and read back at the other")
+    if ovn.startswith("25.03."):
+        # Kube-OVN 1.16 runs OVN 25.03: what the zones run, and VXLAN with vxlan_mode works.
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert not any(line.startswith("warning:") for line in out)
+        assert out[-1] == "12/12 pairs delivered"
+    else:
+        # OVN 23.03 has no vxlan_mode: the transit switch's key does not fit VXLAN, every pair is lost,
+        # and the proof says it ran another OVN than the zones.
+        assert result.returncode == exit_codes.UNREACHABLE, result.stdout + result.stderr
+        assert out[2] == (f"warning: the zones (Kube-OVN 1.16) run OVN 25.03, this proof ran OVN {ovn}: it proves "
+                          f"nothing about OVN 25.03; run it with OVN 25.03 (`--ovn-prefix DIR`, see README \"verify\")")
+        assert out[-1] == "0/12 pairs delivered"
+        lost = [line for line in out if line.startswith("not delivered: ")]
+        assert len(lost) == 12 and all(": tunnel-key: " in line and "12-bit" in line for line in lost)
+
+
+@needs_25_03
+def test_json_says_how_and_with_what(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = fabricgen("verify", "sites/lab/fabric.yaml", "--format", "json", *prefix_args(DEBIAN13))
+    doc = json.loads(result.stdout)
+    assert (doc["mode"], doc["ovn"], doc["ovs"], doc["warnings"]) == ("data-plane", "25.03.0", "3.5.0", [])
+    pair = doc["pairs"][0]
+    assert (pair["from"]["az"], pair["to"]["az"], pair["outcome"]) == ("hq", "ai", "delivered")
+    assert pair["detail"] == "hq -> ts -> ai and back: 1450-byte ICMP echo and its reply"  # 1500 - VXLAN's 50
+
+
+# ---------------------------------------------------------------- the seed's failure
+@needs_25_03
+def test_vxlan_without_vxlan_mode_loses_every_pair_and_names_the_tunnel_key(without_vxlan_mode: None) -> None:
+    result = proof.prove(build_file(LAB), data_plane=True, programs=DEBIAN13)
+    assert result.ovn_version == "25.03.0"
+    assert result.delivered == 0 and len(result.pairs) == 12
+    for pair in result.pairs:
+        assert pair.outcome == dataplane.TUNNEL_KEY, pair
+        assert "tunnel key" in pair.detail and "options:vxlan_mode=true" in pair.detail
+
+
+@needs_25_03
+def test_vxlan_as_rendered_keys_the_transit_switch_from_vxlans_range() -> None:
+    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+        ic_key, keys = dataplane.transit_keys(lab)
+        tunnels = lab.underlay.chassis["hq-node-1"].tunnels() if lab.underlay else []
+    assert ic_key == "1025"  # the first key of vxlan_mode (tests/ovn-ic.at "VXLAN tunnel key")
+    assert set(keys.values()) == {"1025"}
+    assert tunnels and {kind for kind, _ip in tunnels} == {"vxlan"}
+
+
+@pytest.mark.parametrize("programs", BOTH)
+def test_geneve_delivers_every_pair(programs: Programs) -> None:
+    build = build_text(geneve(LAB.read_text()), "fabric.yaml")
+    result = proof.prove(build, data_plane=True, programs=programs)
+    assert (result.delivered, len(result.pairs)) == (12, 12), [p.detail for p in result.pairs if not p.delivered]
+    assert result.pairs[0].detail.endswith("1442-byte ICMP echo and its reply")  # 1500 - Geneve's 58
+
+
+@needs_25_03
+def test_geneve_does_not_need_vxlan_mode(without_vxlan_mode: None) -> None:
+    text = edit(geneve(LAB.read_text()), "    zone: hq ", "    vxlanMode: true\n    zone: hq ")
+    result = proof.prove(build_text(text, "fabric.yaml"), data_plane=True, programs=DEBIAN13)
+    assert result.ok, [p.detail for p in result.pairs if not p.delivered]
+
+
+# ---------------------------------------------------------------- deployments, MTU
+@needs_25_03
+def test_deployments_join_with_their_own_chassis_through_their_rendered_scripts() -> None:
+    with proof.running(build_file(OPENSTACK_K8S), data_plane=True, programs=DEBIAN13) as lab:
+        assert lab.underlay is not None
+        chassis = {name: c.vsctl("get", "Open_vSwitch", ".", "external_ids")
+                   for name, c in lab.underlay.chassis.items()}
+        result = dataplane.prove_pairs(lab, lab.endpoints())
+    assert sorted(chassis) == ["cmp1", "k8s-node-1", "k8s-node-2", "net1"]
+    assert 'ovn-encap-ip="10.255.0.11"' in chassis["cmp1"] and "ovn-is-interconn" not in chassis["cmp1"]
+    assert 'ovn-is-interconn="true"' in chassis["net1"] and 'ovn-encap-type=geneve' in chassis["net1"]
+    assert [(p.source.az, p.target.az, p.outcome) for p in result] == [
+        ("openstack", "k8s-prod-az", "delivered"), ("k8s-prod-az", "openstack", "delivered")]
+
+
+@needs_25_03
+def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict() -> None:
+    text = OPENSTACK_K8S.read_text()
+    big = text.replace("    underlayMTU: 1500              # 1442 for pods, as for Neutron",
+                       "    underlayMTU: 9000")
+    assert big != text
+    result = proof.prove(build_text(big, "fabric.yaml"), data_plane=True, programs=DEBIAN13)
+    by_pair = {(p.source.az, p.target.az): p for p in result.pairs}
+    lost = by_pair[("k8s-prod-az", "openstack")]
+    assert lost.outcome == dataplane.MTU, lost
+    assert "8942-byte packet is lost where a 36-byte one arrives" in lost.detail and "1500" in lost.detail
+    assert by_pair[("openstack", "k8s-prod-az")].outcome == dataplane.MTU  # its reply is 8942 bytes too
+
+
+def test_the_zones_ovn_follows_kube_ovns_release() -> None:
+    from fabricgen.live_state.lab.programs import zones_ovn
+
+    assert [zones_ovn(r) for r in ((1, 16), (1, 15), (1, 14), (1, 13), (1, 12))] == [
+        "25.03", "25.03", "24.03", "24.03", None]
+    assert proof.expected_ovn(build_file(LAB)) == (("the zones (Kube-OVN 1.16)", "25.03"),)
+    assert proof.expected_ovn(build_file(OPENSTACK_K8S)) == (
+        ("deployment openstack", "23.03"), ("deployment kubernetes", "23.03"))
+
+
+def test_a_prefix_without_the_programs_is_named(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "verify", str(LAB), "--ovn-prefix", str(tmp_path)],
+                            capture_output=True, text=True, check=False, cwd=REPO)
+    assert result.returncode == exit_codes.NO_LAB, result.stderr
+    assert f"(from {PREFIX_VARIABLE}={tmp_path.resolve()})" in result.stderr and "ovs-vswitchd" in result.stderr
