@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,8 @@ SITES = ("lab", "nat", "openstack-k8s")
 def delivery(site: str) -> dict[str, list[dict[str, Any]]]:
     base = REPO / "rendered" / site / "_delivery"
     return {
-        "argocd": load_stream((base / "argocd" / "applications.yaml").read_text(encoding="utf-8")),
+        "argocd": [*load_stream((base / "argocd" / "bootstrap" / "root.yaml").read_text(encoding="utf-8")),
+                   *load_stream((base / "argocd" / "applications" / "applications.yaml").read_text(encoding="utf-8"))],
         "flux": [*load_stream((base / "flux" / "gitrepository.yaml").read_text(encoding="utf-8")),
                  *load_stream((base / "flux" / "kustomizations.yaml").read_text(encoding="utf-8"))],
     }
@@ -110,7 +112,7 @@ def test_argocd_applications_name_every_cluster(site: str) -> None:
     reviewers saw and CI compared is what is applied) and says it reads exactly that."""
     apps = {o["metadata"]["name"]: o for o in delivery(site)["argocd"]}
     root = apps.pop(f"fabric-{site}")["spec"]
-    assert root["source"]["path"] == f"rendered/{site}/_delivery/argocd"
+    assert root["source"]["path"] == f"rendered/{site}/_delivery/argocd/applications"
     assert (REPO / root["source"]["path"] / "kustomization.yaml").is_file()
     zones = {}
     for app in apps.values():
@@ -168,15 +170,41 @@ def test_applications_wait_for_the_ic_database_zone() -> None:
             for o in delivery("lab")["argocd"]}
     assert apps == {"fabric-lab": None, "fabric-lab-hq": "0", "fabric-lab-ai": "1", "fabric-lab-edge": "1",
                     "fabric-lab-dr": "1"}
-    [config] = load_stream((REPO / "rendered" / "lab" / "_delivery" / "argocd" / "argocd-cm.yaml").read_text())
+    [config] = load_stream((REPO / "rendered" / "lab" / "_delivery" / "argocd" / "bootstrap" / "argocd-cm.yaml")
+                           .read_text())
     assert config["metadata"]["name"] == "argocd-cm"
     assert config["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
     assert config["metadata"]["annotations"]["argocd.argoproj.io/sync-options"] == \
         "ServerSideApply=true,Prune=false,Delete=false"
     assert "resource.customizations.health.argoproj.io_Application" in config["data"]
     assert "resource.customizations.health.kubeovn.io_Subnet" in config["data"]
-    kustomization = (REPO / "rendered" / "lab" / "_delivery" / "argocd" / "kustomization.yaml").read_text()
-    assert "- argocd-cm.yaml" in kustomization
+
+
+
+def test_the_bootstrap_creates_the_root_alone() -> None:
+    """What a person applies once (`kubectl apply -k _delivery/argocd/bootstrap`) is the health
+    checks and the root Application: waves order only what one sync creates, so zone
+    Applications applied beside the root would all start syncing at once. The root's own sync
+    (`applications/`) then holds the bootstrap too, so the root and argocd-cm follow the fabric."""
+    for site in SITES:
+        base = REPO / "rendered" / site / "_delivery" / "argocd"
+        assert not (base / "kustomization.yaml").exists()
+        bootstrap = kustomized(base / "bootstrap")
+        assert [(o["kind"], o["metadata"]["name"]) for o in bootstrap] == [
+            ("ConfigMap", "argocd-cm"), ("Application", f"fabric-{site}")]
+        synced = kustomized(base / "applications")
+        assert synced[:2] == bootstrap
+        assert {o["metadata"]["name"] for o in synced[2:]} == {
+            f"fabric-{site}-{d.name}" for d in cluster_dirs(site)}
+
+
+def kustomized(directory: Path) -> list[dict[str, Any]]:
+    """What `kubectl kustomize DIR` prints (kustomize resolves `../bootstrap` as Argo CD's does)."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl not installed")
+    out = subprocess.run(["kubectl", "kustomize", str(directory)], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    return load_stream(out.stdout)
 
 
 def test_applications_carry_no_resources_finalizer() -> None:
@@ -194,7 +222,7 @@ def test_git_repository_ignore_rules(tmp_path: Path) -> None:
     kept = ["rendered/lab/hq/stage-0/backbone.yaml", "rendered/lab/hq/stage-0/kustomization.yaml",
             "rendered/lab/_delivery/flux/kustomizations.yaml"]
     dropped = ["rendered/lab/_host/x/configure-ovn-host.sh", "rendered/nat/hq/stage-0/backbone.yaml",
-               "sites/lab/fabric.yaml", "README.md", "rendered/lab/_delivery/argocd/applications.yaml"]
+               "sites/lab/fabric.yaml", "README.md", "rendered/lab/_delivery/argocd/applications/applications.yaml"]
     for path in kept + dropped:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x\n", encoding="utf-8")

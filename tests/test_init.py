@@ -51,8 +51,9 @@ def test_init_writes_a_repository_whose_output_is_current(tmp_path: Path, monkey
     _assert_delivery(target)
 
 
-DELIVERY = ("argocd/applications.yaml", "argocd/argocd-cm.yaml", "argocd/kustomization.yaml", "flux/gitrepository.yaml",
-            "flux/kustomization.yaml", "flux/kustomizations.yaml")
+DELIVERY = ("argocd/applications/applications.yaml", "argocd/applications/kustomization.yaml",
+            "argocd/bootstrap/argocd-cm.yaml", "argocd/bootstrap/kustomization.yaml", "argocd/bootstrap/root.yaml",
+            "flux/gitrepository.yaml", "flux/kustomization.yaml", "flux/kustomizations.yaml")
 PLACEHOLDER = "https://git.example/CHANGE-ME/fabric.git"
 
 
@@ -62,8 +63,8 @@ def _assert_delivery(repo: Path) -> None:
     base = repo / "rendered" / "example" / "_delivery"
     assert sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file()) == sorted(DELIVERY)
     names: dict[str, set[str]] = {}
-    for tool in ("argocd", "flux"):
-        built = run(["kubectl", "kustomize", str(base / tool)], repo)  # what `kubectl apply -k` applies
+    for tool in ("argocd/applications", "flux"):  # what the root Application and `kubectl apply -k` apply
+        built = run(["kubectl", "kustomize", str(base / tool)], repo)
         assert built.returncode == 0, built.stderr
         for obj in load_stream(built.stdout):
             names.setdefault(obj["kind"], set()).add(obj["metadata"]["name"])
@@ -77,7 +78,7 @@ def _assert_delivery(repo: Path) -> None:
     assert names["GitRepository"] == {"fabric-example"}
     assert {"fabric-example", "fabric-example-east-stage-0", "fabric-example-west-stage-0"} <= names["Kustomization"]
     readme = (repo / "README.md").read_text()
-    assert "kubectl apply --server-side -k rendered/example/_delivery/argocd" in readme
+    assert "kubectl apply --server-side -k rendered/example/_delivery/argocd/bootstrap" in readme
     assert names["ConfigMap"] == {"argocd-cm"}
     assert "kubectl apply -k rendered/example/_delivery/flux" in readme
     assert "delivery.repoURL" in readme and PLACEHOLDER.rsplit("/", 2)[0] in readme

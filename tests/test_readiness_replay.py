@@ -35,7 +35,7 @@ applied (`pkg/ovn_ic_controller` resyncs every second).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO
+from fabricgen.pipeline import load
 from support.health import Cel, kstatus, lua_binary, run_lua
 from test_apply_order import KIND_ORDER, WAVE, built, denies, ident, load_stream, platforms
 
@@ -239,7 +240,7 @@ class Judge:
 
     def __init__(self, site: str) -> None:
         base = REPO / "rendered" / site / "_delivery"
-        [config] = load_stream((base / "argocd" / "argocd-cm.yaml").read_text(encoding="utf-8"))
+        [config] = load_stream((base / "argocd" / "bootstrap" / "argocd-cm.yaml").read_text(encoding="utf-8"))
         prefix = "resource.customizations.health."
         self.lua = {tuple(k[len(prefix):].split("_", 1)): v for k, v in config["data"].items()
                     if k.startswith(prefix)}
@@ -283,10 +284,15 @@ class Site:
 
     @classmethod
     def of(cls, site: str) -> Site:
+        """The site before its rollout. An IC database that runs in no zone is configured first
+        by its operator, as FG113 and the README say, with the script fabricgen renders for it."""
         kinds = platforms(REPO / "sites" / site / "fabric.yaml")
         clusters = {name: Live(name, platform) for name, platform in kinds.items()}
         db_zone = next((n for n in clusters if (REPO / "rendered" / site / n / "ic-db").is_dir()), None)
-        return cls(site, clusters, db_zone)
+        external = REPO / "rendered" / site / "_host" / "_ic-db" / "configure-ic-db.sh"
+        ic_db = IcDatabase(vxlan_mode=external.is_file()
+                           and "set IC_NB_Global . options:vxlan_mode=true" in external.read_text(encoding="utf-8"))
+        return cls(site, clusters, db_zone, ic_db)
 
     def tick(self) -> None:
         for name, cluster in self.clusters.items():
@@ -322,39 +328,63 @@ class App:
     synced: bool = False
 
 
-def argocd_rollout(site: Site, judge: Judge, *, use_app_health: bool = True) -> list[str]:
-    """The root Application syncs its waves; each child Application syncs its own when created.
-    Children run one after another here: a child never waits on another, so the order among
-    children of one root wave changes nothing but the log."""
+def argocd_rollout(site: Site, judge: Judge, *, use_app_health: bool = True, bootstrap: str = "bootstrap") -> list[str]:
+    """Argo CD from what a person applies once: the root Application (`bootstrap`, the directory
+    under `_delivery/argocd` given to `kubectl apply -k`), whose sync creates the zone
+    Applications wave by wave, each wave once the Applications of the one before are healthy
+    (judged by the `argoproj.io/Application` check; without it, `use_app_health=False`, a wave
+    of Applications succeeds once created). Every Application created syncs its own waves
+    from then on, concurrently with the others (`concurrently`). Applications that the
+    bootstrap itself creates start at once."""
+    base = REPO / "rendered" / site.name / "_delivery" / "argocd"
+    created = {o["metadata"]["name"] for o in built(base / bootstrap) if o["kind"] == "Application"}
     apps = []
-    for app in load_stream((REPO / "rendered" / site.name / "_delivery" / "argocd" / "applications.yaml")
-                           .read_text(encoding="utf-8")):
-        if app["metadata"]["name"] == f"fabric-{site.name}":
+    for app in built(base / "applications"):
+        if app["kind"] != "Application" or app["metadata"]["name"] == f"fabric-{site.name}":
             continue
         path = Path(app["spec"]["source"]["path"])
         cluster = path.name if path.parts[0] == "rendered" else app["spec"]["source"]["plugin"]["env"][0]["value"]
         apps.append(App(app["metadata"]["name"], cluster, site.zone_objects(cluster),
                         int(app["metadata"]["annotations"].get(WAVE, "0"))))
-    for wave in sorted({a.wave for a in apps}):
-        batch = [a for a in apps if a.wave == wave]
-        for app in batch:
-            sync_application(site, judge, app)
+    running = [sync_application(site, judge, a) for a in apps if a.name in created]
+    for wave in sorted({a.wave for a in apps if a.name not in created}):
+        batch = [a for a in apps if a.wave == wave and a.name not in created]
+        running += [sync_application(site, judge, a) for a in batch]
         if use_app_health:  # the root waits for each child's health before its next wave
-            for app in batch:
-                wait_for(site, lambda app=app: application_holds(site, judge, app), f"Application {app.name}")
+            running = concurrently(site, running, [
+                (lambda app=app: application_holds(site, judge, app), f"Application {app.name}") for app in batch])
+    concurrently(site, running, [])
     return site.log
 
 
-def sync_application(site: Site, judge: Judge, app: App) -> None:
+Sync = Iterator[str]  # an Application's sync: yields what it waits for, one tick at a time
+
+
+def concurrently(site: Site, syncs: list[Sync], gates: list[tuple[Callable[[], str | None], str]]) -> list[Sync]:
+    """Advance every sync a step per tick, until each gate holds no more (`gates` empty: until
+    every sync is done); returns the syncs still running. A gate that never opens is `Stuck`."""
+    syncs, waits = list(syncs), []
+    for _ in range(TICKS):
+        steps = [(s, next(s, None)) for s in syncs]
+        syncs, waits = [s for s, step in steps if step is not None], [step for _s, step in steps if step is not None]
+        open_gates = [(what, h) for gate, what in gates if (h := gate()) is not None]
+        for what, holding in open_gates:
+            if holding.startswith("FAILED"):
+                raise AssertionError(f"{what}: {holding}")
+        if not open_gates and (gates or not syncs):
+            return syncs
+        site.tick()
+    raise Stuck(f"never became healthy: {[*waits, *(f'{what}: {gate()}' for gate, what in gates)]}")
+
+
+def sync_application(site: Site, judge: Judge, app: App) -> Sync:
+    """One Application's sync, as a generator the caller advances tick by tick."""
     cluster = site.clusters[app.cluster]
     waves = sorted({int(o["metadata"]["annotations"].get(WAVE, "0")) for o in app.objects})
     for wave in waves:
         tasks = sorted((o for o in app.objects if int(o["metadata"]["annotations"].get(WAVE, "0")) == wave),
                        key=lambda o: (KIND_ORDER.get(o["kind"], 0), o["metadata"]["name"]))
-        kind = None
         for obj in tasks:
-            if obj["kind"] != kind:
-                kind = obj["kind"]
             denied = cluster.admit(obj)
             if denied:
                 raise AssertionError(f"{app.name} wave {wave}: {obj['kind']} {obj['metadata']['name']}: {denied}")
@@ -370,7 +400,15 @@ def sync_application(site: Site, judge: Judge, app: App) -> None:
                 return f"{prefix}{obj['kind']} {obj['metadata']['name']}: {verdict[0]} {verdict[1]}"
             return None
 
-        wait_for(site, holds, f"{app.name} wave {wave}")
+        for _ in range(TICKS):
+            holding = holds()
+            if holding is None:
+                break
+            if holding.startswith("FAILED"):
+                raise AssertionError(f"{app.name} wave {wave}: {holding}")
+            yield f"{app.name} wave {wave}: {holding}"
+        else:
+            raise Stuck(f"{app.name} wave {wave} never became healthy: {holds()}")
     app.synced = True
 
 
@@ -438,8 +476,10 @@ SITES = ("lab", "nat", "openstack-k8s")
 
 
 def vxlan_wanted(site: str) -> bool:
-    script = REPO / "rendered" / site
-    return any("options:vxlan_mode=true" in p.read_text() for p in script.glob("*/ic-db/configure-ic-db.sh"))
+    """What the fabric says, not what was rendered: a fabric that wants vxlan_mode and whose
+    output sets it nowhere fails the check."""
+    parsed, _source, _warnings = load(REPO / "sites" / site / "fabric.yaml")
+    return parsed.interconnection is not None and parsed.interconnection.vxlan_mode
 
 
 def check_joins(site: Site) -> None:
@@ -530,22 +570,28 @@ def test_without_the_readiness_gate_zones_join_before_vxlan_mode() -> None:
 
 def test_without_application_health_the_root_does_not_wait() -> None:
     """Argo CD waits on a child Application only with the `argoproj.io/Application` check:
-    without it the zones start while hq's IC database is still unconfigured."""
+    without it every zone's Application starts at once, and a zone joins before vxlan_mode."""
     rollout = Site.of("lab")
-    judge = Judge("lab")
-    order: list[str] = []
-    apps_started: dict[str, bool] = {}
+    argocd_rollout(rollout, Judge("lab"), use_app_health=False)
+    early = sorted(n for n, c in rollout.clusters.items() if c.joined is False)
+    assert early == ["ai", "dr", "edge"]
 
-    def start(site: Site, judge: Judge, app: App) -> None:
-        apps_started[app.cluster] = site.ic_db.vxlan_mode
-        order.append(app.cluster)
 
-    global sync_application
-    real = sync_application
-    try:
-        sync_application = start  # type: ignore[assignment]
-        argocd_rollout(rollout, judge, use_app_health=False)
-    finally:
-        sync_application = real
-    assert order[0] == "hq" and set(order) == set(rollout.clusters)
-    assert apps_started["ai"] is False  # nothing waited for hq
+def test_an_external_database_left_unconfigured_fails_the_check() -> None:
+    """sites/nat's IC database runs in no zone: were its operator not to run the rendered script
+    first, its zone would join before vxlan_mode, and the replay says so."""
+    rollout = Site.of("nat")
+    assert rollout.ic_db.vxlan_mode and rollout.db_zone is None
+    rollout.ic_db.vxlan_mode = False
+    flux_rollout(rollout, Judge("nat"))
+    with pytest.raises(AssertionError, match="hq joined the interconnection before vxlan_mode was set"):
+        check_joins(rollout)
+
+
+def test_zone_applications_applied_by_hand_join_before_vxlan_mode() -> None:
+    """Why the bootstrap holds the root alone: applying the zone Applications too (the whole
+    `applications/` directory) starts every zone's sync at once, waves or not."""
+    rollout = Site.of("lab")
+    argocd_rollout(rollout, Judge("lab"), bootstrap="applications")
+    early = sorted(n for n, c in rollout.clusters.items() if c.joined is False)
+    assert early == ["ai", "dr", "edge"]

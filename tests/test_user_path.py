@@ -99,7 +99,7 @@ def test_a_new_user_from_pip_install_to_the_argocd_plugin(
     with tarfile.open(archive) as tar:
         tar.extractall(unpacked, filter="data")
     assert not (unpacked / ".git").exists()
-    applications = load_stream((repo / "rendered/dc1/_delivery/argocd/applications.yaml").read_text())
+    applications = load_stream((repo / "rendered/dc1/_delivery/argocd/applications/applications.yaml").read_text())
     for zone in ("east", "west"):
         built = sh(f"kubectl kustomize rendered/dc1/{zone}", repo)
         assert built.returncode == 0, built.stderr

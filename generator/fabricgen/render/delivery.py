@@ -2,18 +2,24 @@
 
 Written under `<site>/_delivery/`, each directory with a `kustomization.yaml`:
 
-- `argocd/`: one Application per zone and OVN-Kubernetes cluster. By default it syncs the
-  committed `<rendered>/<site>/<zone>` directory as a plain kustomize directory (what reviewers
-  saw and CI compared is what is applied); with `delivery.argocdSource: plugin` the fabricgen
-  plugin renders the zone from the fabric at the synced commit. The objects carry their stage
-  as sync wave, so one Application per cluster is enough. Plus the Application `fabric-<site>`
-  that applies this directory itself (app of apps): a zone added to the fabric gets its
-  Application, a removed zone's Application is pruned. No Application carries the resources
+- `argocd/applications/`: one Application per zone and OVN-Kubernetes cluster. By default it
+  syncs the committed `<rendered>/<site>/<zone>` directory as a plain kustomize directory (what
+  reviewers saw and CI compared is what is applied); with `delivery.argocdSource: plugin` the
+  fabricgen plugin renders the zone from the fabric at the synced commit. The objects carry
+  their stage as sync wave, so one Application per cluster is enough. The Application
+  `fabric-<site>` (app of apps) syncs this directory, which also holds `../bootstrap`: a zone
+  added to the fabric gets its Application, a removed zone's Application is pruned, and the
+  root and the health checks follow the fabric too. No Application carries the resources
   finalizer, so deleting one leaves the cluster's objects in place. The root syncs the zone
   hosting the IC database first (wave 0) and the other zones once its Application is healthy
   (wave 1), so no zone joins before the IC database has `vxlan_mode`; `argocd-cm.yaml` holds
   the health checks that make "healthy" mean something (`render.health_checks`), including
   Argo CD's documented one for Applications, without which the root would not wait.
+- `argocd/bootstrap/`: what a person applies once, `argocd-cm.yaml` and the root Application
+  alone. Waves order only what one sync creates: were the zone Applications applied beside
+  the root, each would start syncing at once, and the zones would join before the IC
+  database has `vxlan_mode`. (kustomize refuses a directory that includes the directory
+  holding it, so the two are siblings.)
   Every Application retries a failed sync with backoff (argo-cd `controller/appcontroller.go`
   `autoSync` does not retry a failed automated sync otherwise) and compares with server-side
   diff, which Argo CD reads only on the Application (`controller/state.go`).
@@ -172,7 +178,7 @@ def root_application(plan: Plan, delivery: Delivery) -> KubeObject:
             "source": {
                 "repoURL": delivery.repo_url,
                 "targetRevision": delivery.branch,
-                "path": f"{delivery.rendered_path}/{plan.site}/{DIRECTORY}/argocd",
+                "path": f"{delivery.rendered_path}/{plan.site}/{DIRECTORY}/argocd/applications",
             },
             "destination": {"server": "https://kubernetes.default.svc", "namespace": delivery.argocd_namespace},
             "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "retry": RETRY},
@@ -306,11 +312,14 @@ def render(plan: Plan, manifests: Mapping[str, Sequence[Manifest]]) -> list[Text
     def doc(objects: Sequence[KubeObject]) -> str:
         return top + "---\n" + dump_all(objects)
 
+    bootstrap, applications = base / "argocd" / "bootstrap", base / "argocd" / "applications"
     return [
-        TextFile(base / "argocd" / "argocd-cm.yaml", doc([argocd_health(plan, delivery)])),
-        TextFile(base / "argocd" / "applications.yaml", doc([root_application(plan, delivery), *apps])),
-        TextFile(base / "argocd" / "kustomization.yaml",
-                 kustomization.text(["argocd-cm.yaml", "applications.yaml"], top)),
+        TextFile(bootstrap / "argocd-cm.yaml", doc([argocd_health(plan, delivery)])),
+        TextFile(bootstrap / "root.yaml", doc([root_application(plan, delivery)])),
+        TextFile(bootstrap / "kustomization.yaml", kustomization.text(["argocd-cm.yaml", "root.yaml"], top)),
+        TextFile(applications / "applications.yaml", doc(apps)),
+        TextFile(applications / "kustomization.yaml",
+                 kustomization.text(["../bootstrap", "applications.yaml"], top)),
         TextFile(base / "flux" / "gitrepository.yaml", doc([git_repository(plan, delivery)])),
         TextFile(base / "flux" / "kustomizations.yaml", doc([root_kustomization(plan, delivery), *flux])),
         TextFile(base / "flux" / "kustomization.yaml",

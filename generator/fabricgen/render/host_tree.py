@@ -1,6 +1,7 @@
-"""Where host, controller and platform files go: `<site>/_host/<deployment>/...`.
+"""Where host, controller and platform files go: `<site>/_host/<deployment>/...`, and the
+script of an IC database that runs outside every zone: `<site>/_host/_ic-db/`.
 
-A zone or Kubernetes directory is a DNS label, so it never starts with `_`; no
+A zone, Kubernetes directory or deployment is a DNS label, so it never starts with `_`; no
 kustomization lists anything under `_host/`, and Flux and Argo CD never see these
 files as manifests.
 """
@@ -22,3 +23,8 @@ def chassis_dir(deployment: str, host: str) -> PurePosixPath:
 
 def platform_dir(deployment: str, platform: str, name: str) -> PurePosixPath:
     return PurePosixPath(HOST_ROOT, deployment, platform, name)
+
+
+def ic_database_dir() -> PurePosixPath:
+    """The external IC database's script (a deployment, a DNS label, is never named `_ic-db`)."""
+    return PurePosixPath(HOST_ROOT, "_ic-db")

@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 
 from fabricgen.model.interconnect import Database
 from fabricgen.plan.zones import Plan, ZonePlan
+from fabricgen.render import host_tree
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import header
@@ -223,4 +224,12 @@ def render_zone(plan: Plan, zone: ZonePlan) -> list[Artifact]:
 
 
 def render(plan: Plan) -> list[Artifact]:
-    return [a for zone in plan.zones if zone.hosts_ic_database for a in render_zone(plan, zone)]
+    """The IC server and its script in the zone hosting the IC database; for a database that
+    runs outside every zone and needs `vxlan_mode`, the script alone, for its operator to run
+    before the first zone joins (`_host/_ic-db/`, FG113)."""
+    if plan.fabric.interconnection is None:
+        return []
+    hosted = [a for zone in plan.zones if zone.hosts_ic_database for a in render_zone(plan, zone)]
+    if hosted or plan.interconnection.database.zone is not None or not plan.interconnection.vxlan_mode:
+        return hosted
+    return [TextFile(host_tree.ic_database_dir() / SCRIPT, script(plan), executable=True)]

@@ -191,3 +191,19 @@ def ic_image_version(fabric: Fabric) -> Iterator[Finding]:
                       f"kubeOvnVersion {ic.kube_ovn_version} names no patch release, so the IC server runs "
                       f"the default {ic.ic_image!r}; give the full version (e.g. v{wanted[0]}.{wanted[1]}.0) "
                       "or set interconnection.database.image", Severity.WARNING)
+
+
+@rule("FG113", "external-ic-database-vxlan-mode",
+      "The IC database runs outside every zone, so the rollout cannot wait for its vxlan_mode.")
+def external_ic_database_vxlan_mode(fabric: Fabric) -> Iterator[Finding]:
+    ic = fabric.interconnection
+    if ic is None or ic.database.zone is not None or not ic.vxlan_mode or not fabric.zones:
+        return
+    rendered = fabric.delivery.rendered_path if fabric.delivery is not None else "rendered"
+    yield Finding("FG113", ("interconnection", "database"),
+                  "the IC database runs outside every zone, so nothing in the zones' rollout sets "
+                  "vxlan_mode or waits for it, and a zone that joins first gets a transit switch keyed "
+                  f"outside VXLAN's range; before the first zone joins (and after every rebuild of the "
+                  f"database), run {rendered}/{fabric.metadata.name}/_host/_ic-db/configure-ic-db.sh where it "
+                  "reaches the IC northbound database, or run the database in a zone (database.zone); "
+                  "`fabricgen status` reports a database without it", Severity.WARNING)
