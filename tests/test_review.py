@@ -366,3 +366,20 @@ def test_no_change_makes_a_comment_over_the_limit(zones: int, name: int, diff: i
     out = semantic_diff.markdown(semantic_diff.Review(items, notes), "t" * title, ["e" * extra] if extra else [])
     assert len(out) <= COMMENT_LIMIT
     assert out.count("> **Caution** ") == cautions_
+
+
+def test_an_ic_config_change_no_fabric_caution_explains_rebuilds_that_zone_alone() -> None:
+    """The output-level caution: any ovn-ic-config change that no fabric caution covers tears
+    down and re-establishes only that zone (kubeovn/kube-ovn pkg/ovn_ic_controller getICState),
+    in the words of the zones' Kube-OVN release; zones a fabric caution covers are left out."""
+    changes = [semantic_diff.Change("ai/stage-1", semantic_diff.IC_CONFIG, "modified", "-a\n+b\n"),
+               semantic_diff.Change("dr/stage-1", semantic_diff.IC_CONFIG, "modified", "-a\n+b\n"),
+               semantic_diff.Change("hq/stage-1", semantic_diff.IC_CONFIG, "modified", "-a\n+b\n")]
+    (caution,) = semantic_diff.cautions(changes, "sites/lab/fabric.yaml", frozenset({"hq"}), "Kube-OVN 1.16.2")
+    assert caution.zones == ("ai", "dr")
+    assert caution.text == (
+        "ovn-ic-config modified: Kube-OVN 1.16.2 tears each such zone's interconnection down and re-establishes it, "
+        "with a new random transit address (the other zones are not rebuilt); once it is synced, run `kubectl ko "
+        "icsbctl show | fabricgen transit sites/lab/fabric.yaml --write` (in the cluster hosting the IC database), "
+        "render and commit, or the other zones' routes point at a stale next hop")
+    assert semantic_diff.cautions(changes, covered=frozenset({"ai", "dr", "hq"})) == []
