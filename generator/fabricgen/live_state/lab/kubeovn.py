@@ -15,11 +15,16 @@ Modelled on Kube-OVN v1.16.2 (`pkg/controller/subnet.go`, `vpc.go`, `pkg/ovs/ovn
   `src-ip`, a static route first removes routes for the same (table, policy,
   prefix), and a policy replaces one with the same (priority, match).
 
-Each function is one ovn-nbctl transaction.
+Each function is one ovn-nbctl transaction. Rows carry the `external_ids` Kube-OVN gives them
+(`pkg/controller/vpc.go`: `vendor=kube-ovn` on the Vpc's routes and policies; `subnet.go`:
+`vendor` and `subnet` on a subnet's policies; `pkg/ovn_ic_controller` `syncOneRouteToPolicy`:
+`origin` and `vendor` on the 29500 allows), as `fabricgen status` tells whose a row is by them.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
@@ -28,6 +33,8 @@ from typing import Any
 from fabricgen.live_state.lab.sandbox import ROUTER, Sandbox
 
 ROUTE_POLICY = {"policyDst": "dst-ip", "policySrc": "src-ip", "": "dst-ip"}
+VENDOR = {"vendor": "kube-ovn"}
+_REFS = itertools.count()  # names of the rows one transaction creates (`--id=@NAME`)
 JOIN = IPv4Interface("100.64.0.1/16")
 GATEWAY_ROUTER_PRIORITY = 29000
 OVN_IC_PRIORITY = 29500
@@ -87,15 +94,39 @@ def network_commands(zone: str, switch: str, cidr: IPv4Network, gateway: IPv4Add
     return Backbone(zone, switch, cidr, gateway, router_mac, vm, vm_mac, vm_ip), commands
 
 
-def subnet_allow(cidr: IPv4Network | IPv4Interface) -> list[str]:
+def _ids(external_ids: Mapping[str, str]) -> list[str]:
+    return [f"external_ids:{key}={json.dumps(value)}" for key, value in external_ids.items()]
+
+
+def create_policy(priority: int, match: str, action: str, nexthop: str | None,
+                  external_ids: Mapping[str, str], router: str = ROUTER) -> list[list[str]]:
+    """A policy with its external_ids, as Kube-OVN creates one (ovn-nbctl's lr-policy-add sets none)."""
+    ref = f"@policy{next(_REFS)}"
+    columns = [f"priority={priority}", f"match={json.dumps(match)}", f"action={action}"]
+    columns += [f"nexthops={json.dumps(nexthop)}"] if nexthop else []
+    return [[f"--id={ref}", "create", "Logical_Router_Policy", *columns, *_ids(external_ids)],
+            ["add", "Logical_Router", router, "policies", ref]]
+
+
+def create_static_route(prefix: str, nexthop: str, policy: str, route_table: str,
+                        external_ids: Mapping[str, str], router: str = ROUTER) -> list[list[str]]:
+    ref = f"@route{next(_REFS)}"
+    columns = [f"ip_prefix={json.dumps(prefix)}", f"nexthop={json.dumps(nexthop)}", f"policy={policy}"]
+    columns += [f"route_table={json.dumps(route_table)}"] if route_table else []
+    return [[f"--id={ref}", "create", "Logical_Router_Static_Route", *columns, *_ids(external_ids)],
+            ["add", "Logical_Router", router, "static_routes", ref]]
+
+
+def subnet_allow(cidr: IPv4Network | IPv4Interface, subnet: str) -> list[list[str]]:
     """Kube-OVN's own 31000 allow for a subnet of the default VPC."""
     network = cidr.network if isinstance(cidr, IPv4Interface) else cidr
-    return ["lr-policy-add", ROUTER, str(SUBNET_ROUTER_PRIORITY), f"ip4.dst == {network}", "allow"]
+    return create_policy(SUBNET_ROUTER_PRIORITY, f"ip4.dst == {network}", "allow", None,
+                         {**VENDOR, "subnet": subnet})
 
 
 def add_backbone(sandbox: Sandbox, zone: str, switch: str, cidr: IPv4Network, gateway: IPv4Address) -> Backbone:
     backbone, commands = network_commands(zone, switch, cidr, gateway)
-    sandbox.nb(zone, *batch([*commands, subnet_allow(cidr)]))
+    sandbox.nb(zone, *batch([*commands, *subnet_allow(cidr, switch)]))
     return backbone
 
 
@@ -107,9 +138,9 @@ def join_reroute_commands(zone: str, source: IPv4Network) -> tuple[str, list[lis
     commands = [["ls-add", "join"]]
     commands += _router_port(ROUTER, "join", f"{ROUTER}-join", mac("00:00:02", JOIN.ip), str(JOIN))
     commands += [["lsp-add", "join", node], ["lsp-set-addresses", node, f"{mac('00:00:02', node_ip)} {node_ip}"],
-                 subnet_allow(JOIN),
-                 ["lr-policy-add", ROUTER, str(GATEWAY_ROUTER_PRIORITY), f"ip4.src == {source}", "reroute",
-                  str(node_ip)]]
+                 *subnet_allow(JOIN, "join"),
+                 *create_policy(GATEWAY_ROUTER_PRIORITY, f"ip4.src == {source}", "reroute", str(node_ip),
+                                {**VENDOR, "subnet": f"backbone-{zone}"})]
     return node, commands
 
 
@@ -131,7 +162,8 @@ def static_route_commands(routes: Sequence[Mapping[str, Any]]) -> Commands:
         if route.get("routeTable"):
             options.append(f"--route-table={route['routeTable']}")
         deletions.append(["--if-exists", *options, "lr-route-del", ROUTER, route["cidr"]])
-        additions.append([*options, "lr-route-add", ROUTER, route["cidr"], route["nextHopIP"]])
+        additions += create_static_route(route["cidr"], route["nextHopIP"], ROUTE_POLICY[route.get("policy", "")],
+                                         route.get("routeTable", ""), VENDOR)
     return deletions, additions
 
 
@@ -140,8 +172,8 @@ def policy_route_commands(policies: Sequence[Mapping[str, Any]]) -> Commands:
     for policy in policies:
         priority, match = str(policy["priority"]), policy["match"]
         deletions.append(["--if-exists", "lr-policy-del", ROUTER, priority, match])
-        hops = [policy["nextHopIP"]] if policy["action"] == "reroute" and policy.get("nextHopIP") else []
-        additions.append(["lr-policy-add", ROUTER, priority, match, policy["action"], *hops])
+        hop = policy["nextHopIP"] if policy["action"] == "reroute" and policy.get("nextHopIP") else None
+        additions += create_policy(int(priority), match, policy["action"], hop, VENDOR)
     return deletions, additions
 
 
@@ -206,7 +238,12 @@ def learned_routes(sandbox: Sandbox, zone: str) -> list[tuple[IPv4Interface, str
 def allow_learned_routes(sandbox: Sandbox, zone: str) -> None:
     """What Kube-OVN's ovn-ic-controller SynRouteToPolicy adds for each learned route that carries an
     origin: a 29500 allow of `ip4.dst == <prefix>`, above its own 29000 reroute."""
-    commands = [["--may-exist", "lr-policy-add", ROUTER, str(OVN_IC_PRIORITY), f"ip4.dst == {route}", "allow"]
-                for route, origin in learned_routes(sandbox, zone) if origin]
+    rows = sandbox.nb(zone, "--format=csv", "--data=bare", "--no-headings", "--columns=priority,match", "list",
+                      "Logical_Router_Policy")
+    have = {tuple(line.split(",", 1)) for line in rows.splitlines()}
+    commands = [c for route, origin in learned_routes(sandbox, zone)
+                if origin and (str(OVN_IC_PRIORITY), f"ip4.dst == {route}") not in have
+                for c in create_policy(OVN_IC_PRIORITY, f"ip4.dst == {route}", "allow", None,
+                                       {"origin": origin, **VENDOR})]
     if commands:
         sandbox.nb(zone, *batch(commands))

@@ -325,7 +325,8 @@ class Lab:
         sb, name = self.sandbox, zone.spec.name
         backbone, commands = kubeovn.network_commands(name, f"backbone-{name}", zone.backbone, zone.gateway)
         node, join = kubeovn.join_reroute_commands(name, zone.backbone)
-        commands += [kubeovn.subnet_allow(zone.backbone), *join, *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
+        commands += [*kubeovn.subnet_allow(zone.backbone, f"backbone-{name}"), *join,
+                     *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
         simulated = self.underlay is not None
