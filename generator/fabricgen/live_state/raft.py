@@ -162,9 +162,10 @@ class _View:
     def ctl(self, name: str) -> str:
         return self.ctls.get(name) or KUBE_OVN_CTL.get(self.database) or f"<{self.database} control socket>"
 
-    def appctl(self, name: str, *args: str) -> str:
-        """`on NAME: ovn-appctl -t CTL ARGS...`, the form of every fix run on a member."""
-        return f"on {name}: " + shlex.join(["ovn-appctl", "-t", self.ctl(name), *args])
+    def appctl(self, name: str, *args: str, where: str | None = None) -> str:
+        """`on NAME: ovn-appctl -t CTL ARGS...`, the form of every fix run on a member (`where`
+        instead of NAME for a member known by its address only)."""
+        return f"on {where or name}: " + shlex.join(["ovn-appctl", "-t", self.ctl(name), *args])
 
     # ------------------------------------------------------------- who is who
     def address(self, name: str) -> str | None:
@@ -257,8 +258,10 @@ class _View:
         fixes = []
         for entry in self.stale:
             if entry.ambiguous:
-                owner = self.name_at(entry.server.address) or entry.server.address
-                fixes.append(self.appctl(owner, "cluster/sid", self.database) + " prints its own id; then "
+                owner = self.name_at(entry.server.address)
+                fixes.append(self.appctl(owner or "", "cluster/sid", self.database,
+                                         where=owner or f"the member at {entry.server.address}")
+                             + " prints its own id; then "
                              + self.appctl(self.kicker, "cluster/kick", self.database, "<the other id>"))
             else:
                 fixes.append(self.appctl(self.kicker, "cluster/kick", self.database, entry.server.sid))

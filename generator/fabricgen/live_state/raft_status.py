@@ -147,6 +147,9 @@ _VOTED = re.compile(r" \(voted for (\S+)\)")
 _INDEXES = re.compile(r" next_index=(\d+) match_index=(\d+)")
 _LAST_MSG = re.compile(r" last msg (\d+) ms ago")
 _LOG = re.compile(r"^\[(\d+), (\d+)\]$")
+# `Last Election started N ms ago, reason: R` has its colon after the reason's label: the
+# text before it is not a key, so the line is read whole.
+ELECTION_STARTED = "Last Election started"
 _ELECTION_STARTED = re.compile(r"^(\d+) ms ago, reason: (\S+)$")
 _MS_AGO = re.compile(r"^(\d+) ms ago$")
 _TIMER = re.compile(r"^(\d+)(?: \(changing to (\d+)\))?$")
@@ -186,6 +189,8 @@ def parse_cluster_status(text: str, name: str) -> ClusterStatus:
             changes.append(ServerChange(change[1] == "Adding", change[2], change[3], change[4], change[5]))
             continue
         key, colon, value = line.partition(":")
+        if line.startswith(ELECTION_STARTED + " "):
+            key, colon, value = ELECTION_STARTED, ":", line[len(ELECTION_STARTED):]
         if not colon:
             continue
         fields.setdefault(key, (number, value.strip()))
@@ -209,8 +214,8 @@ def parse_cluster_status(text: str, name: str) -> ClusterStatus:
         remotes_for_joining=tuple(reader.text("Remotes for joining").split()) if "Remotes for joining" in fields
         else (),
         changes=tuple(changes),
-        election_started_ms=reader.optional_number("Last Election started", _ELECTION_STARTED),
-        election_reason=reader.optional_match("Last Election started", _ELECTION_STARTED, 2),
+        election_started_ms=reader.optional_number(ELECTION_STARTED, _ELECTION_STARTED),
+        election_reason=reader.optional_match(ELECTION_STARTED, _ELECTION_STARTED, 2),
         election_won_ms=reader.optional_number("Last Election won", _MS_AGO),
         election_timer_ms=reader.optional_number("Election timer", _TIMER),
         election_timer_new_ms=_int(reader.optional_match("Election timer", _TIMER, 2)),
