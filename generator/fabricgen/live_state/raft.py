@@ -112,7 +112,7 @@ def judge(database: str, subject: str, declared: Sequence[Member] | None, member
     checks += [view.status(), view.leader()]
     if view.statuses:
         checks.append(view.servers())
-    checks += [view.members_check(), view.count()]
+    checks += [view.members(), view.count()]
     if view.statuses:
         checks.append(view.connections())
     checks.append(view.log())
@@ -131,30 +131,33 @@ class _Stale:
 
 @dataclass(frozen=True)
 class _View:
+    """What every member said about one database (`readings`, by member name), who is who in
+    it, and one method per check line."""
+
     database: str
     subject: str
     declared: tuple[Member, ...] | None
-    members: dict[str, Reading]
+    readings: dict[str, Reading]
     ctls: dict[str, str]
 
     # ------------------------------------------------------------- what was read
     @cached_property
     def names(self) -> tuple[str, ...]:
         declared = [m.name for m in self.declared or ()]
-        return tuple(declared + [name for name in self.members if name not in declared])
+        return tuple(declared + [name for name in self.readings if name not in declared])
 
     @cached_property
     def statuses(self) -> dict[str, ClusterStatus]:
-        return {n: r for n in self.names if isinstance(r := self.members.get(n), ClusterStatus)}
+        return {n: r for n in self.names if isinstance(r := self.readings.get(n), ClusterStatus)}
 
     @cached_property
     def rows(self) -> dict[str, ServerRow]:
-        return {n: r for n in self.names if isinstance(r := self.members.get(n), ServerRow)}
+        return {n: r for n in self.names if isinstance(r := self.readings.get(n), ServerRow)}
 
     @cached_property
     def errors(self) -> dict[str, str]:
         return {n: _first_line(r) if isinstance(r, str) else "not read" for n in self.names
-                if not isinstance(r := self.members.get(n), ClusterStatus | ServerRow)}
+                if not isinstance(r := self.readings.get(n), ClusterStatus | ServerRow)}
 
     def check(self, name: str, verdict: Verdict, why: str, fix: str = "") -> Check:
         return Check(self.subject, f"raft.{name}", verdict, why, fix if verdict != OK else "")
@@ -224,25 +227,36 @@ class _View:
         return ids | {r.sid[:4] for r in self.rows.values() if r.sid}
 
     @cached_property
+    def known_addresses(self) -> set[str] | None:
+        """The addresses members have: the declared ones, else (when every member answered)
+        those the members print; None when unknown."""
+        if self.declared is not None:
+            return {m.address for m in self.declared}
+        return {s.address for s in self.statuses.values()} if not self.errors else None
+
+    @cached_property
     def stale(self) -> tuple[_Stale, ...]:
+        """Entries of the server list no member is. An address listed under two ids after a
+        member rejoined with new files: the id that is not the member's own (ambiguous when the
+        member did not answer). An address listed once that no member has: that id."""
         servers = self.configuration or ()
         by_address: dict[str, list[Server]] = {}
         for server in servers:
             by_address.setdefault(server.address, []).append(server)
-        known = {m.address for m in self.declared} if self.declared is not None else (
-            {s.address for s in self.statuses.values()} if not self.errors else None)
+        known = self.known_addresses
         found: list[_Stale] = []
         for server in servers:
+            if server.sid in self.live_ids:
+                continue
             same = by_address[server.address]
             owner = self.name_at(server.address) or server.address
-            if len(same) > 1 and server.sid not in self.live_ids:
-                live = [s.sid for s in same if s.sid in self.live_ids]
-                if live:
-                    found.append(_Stale(server, f"{server.sid} at {server.address}, where {owner} runs as {live[0]}"))
-                elif server is same[0]:
-                    ids = ", ".join(s.sid for s in same)
-                    found.append(_Stale(server, f"{server.address} is listed as {ids} and {owner} did not answer "
-                                                f"to say which is its own", ambiguous=True))
+            live = [s.sid for s in same if s.sid in self.live_ids]
+            if live:
+                found.append(_Stale(server, f"{server.sid} at {server.address}, where {owner} runs as {live[0]}"))
+            elif len(same) > 1 and server is same[0]:
+                ids = ", ".join(s.sid for s in same)
+                found.append(_Stale(server, f"{server.address} is listed as {ids} and {owner} did not answer "
+                                            "to say which is its own", ambiguous=True))
             elif len(same) == 1 and known is not None and server.address not in known:
                 found.append(_Stale(server, f"{server.sid} at {server.address}, an address no member has"))
         return tuple(found)
@@ -387,7 +401,7 @@ class _View:
         listed = ", ".join(sorted(f"{self.name_at(s.address) or s.address} ({s.sid})" for s in self.configuration))
         return self.check("servers", OK, f"the server list holds exactly {reference}: {listed}")
 
-    def members_check(self) -> Check:
+    def members(self) -> Check:
         problems: list[str] = []
         fixes: list[str] = []
         cids = {n: s.cluster_id for n, s in self.statuses.items() if s.cluster_id}
@@ -418,12 +432,14 @@ class _View:
         declared = len(self.declared) if self.declared is not None else None
         stale = f" ({len(self.stale)} of them stale, see raft.servers)" if self.stale else ""
         kicks = self.kicks()
+        if not kicks and declared is not None and declared > n:
+            kicks = "join the declared members missing from the cluster (raft.members)"
         if n == 1:
             if declared in (None, 1):
                 return self.check("count", OK, "1 member, as declared: no failure tolerated"
                                   if declared else "1 member: no failure tolerated")
             return self.check("count", UNHEALTHY, f"1 member in the cluster where {declared} are declared: "
-                              "no failure tolerated", "join the declared members (raft.members)")
+                              "no failure tolerated", kicks)
         if n == 2:
             return self.check("count", UNHEALTHY, f"2 members{stale}: two members cannot lose either "
                               "(a majority of 2 is 2)",
@@ -437,7 +453,11 @@ class _View:
                           f"{(n - 1) // 2} failure(s) tolerated")
 
     def connections(self) -> Check:
-        stale_nicknames = {entry.server.nickname for entry in self.stale}
+        # A connection to a stale id is down for good (its address answers with another id):
+        # left to raft.servers. With `unix:` addresses the stale and the live id share a nickname,
+        # so that is only told apart while the live member answers.
+        stale_nicknames = {entry.server.nickname for entry in self.stale if not entry.ambiguous
+                           and self.name_at(entry.server.address) not in self.errors}
         down: list[str] = []
         peers: set[str] = set()
         folded = 0
