@@ -3,6 +3,9 @@
 - `icsb_show`: the text of `ovn-ic-sbctl show`, parsed.
 - `kube_objects`: what `kubectl get -o yaml|json` prints, read, normalised (what the API server,
   admission and Kube-OVN add) and compared with rendered objects field by field.
+- `raft`: the raft health of a clustered OVSDB database (NB, SB, IC NB, IC SB) judged from its
+  members into check lines (`checks`); `raft_status` parses `cluster/status`, `raft_server_db`
+  the `_Server` database's `Database` rows.
 - `transit`: each zone's transit-switch address in the fabric against the IC southbound.
 - `verification`: the `verify` matrix of a proof, as text, Markdown and JSON.
 - `lab/`: a throwaway OVN-IC lab of real OVN daemons that proves rendered routes.
