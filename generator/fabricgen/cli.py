@@ -27,11 +27,13 @@ exit codes:
        import: the input was refused (nothing written), or the new fabric has errors (written)
   2    usage error
   3    render changed files, --check found the output out of date, schema -o changed the
-       file, diff found changes, transit found stale transit addresses, or import's round
-       trip is not exact
+       file, diff found changes, transit found stale transit addresses, import's round
+       trip is not exact, or status found drift
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   5    verify: a pair of AZs is not delivered in the OVN lab
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
+  7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
+  8    status: part of the live fabric could not be read
   130  interrupted
   141  the reader of stdout went away (a broken pipe)
 """
@@ -105,6 +107,25 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ovn-prefix", type=Path, default=None, metavar="DIR",
                    help="run the OVN/OVS programs of DIR (DIR/bin, DIR/share/ovn; default: $FABRICGEN_OVN_PREFIX, "
                         "else the system's)")
+
+    p = _add_command_with_exit_codes(
+        sub, "status", "the live fabric against the fabric, and its control plane's health (exit 3/7/8 if not ok)")
+    p.add_argument("fabric", type=Path, metavar="FABRIC")
+    p.add_argument("--endpoints", type=Path, default=None, metavar="FILE",
+                   help="direct OVSDB remotes and raft control sockets per AZ and for the IC database (default: "
+                        "each zone through kubectl, deployments and an IC database in no zone at their declared "
+                        "addresses)")
+    p.add_argument("--capture", type=Path, default=None, metavar="DIR",
+                   help="also write every raw output, with the command that printed it, to the new directory DIR")
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
+                   help="judge a capture written by --capture instead of reading the live fabric")
+    p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--wait", default=None, metavar="DURATION",
+                   help="read and judge again until everything is ok or DURATION (90s, 5m, 1h) has passed")
+    p.add_argument("--interval", type=float, default=10.0, metavar="SECONDS",
+                   help="with --wait: seconds between readings (default 10)")
+    p.add_argument("-q", "--problems", dest="problems_only", action="store_true",
+                   help="text: list only the checks that are not ok")
 
     p = _add_command_with_exit_codes(sub, "graph", "draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
@@ -180,6 +201,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt, logical=args.logical,
                           ovn_prefix=args.ovn_prefix)
+    if args.command == "status":
+        from fabricgen.commands import status
+
+        return status.run(fabric=args.fabric, endpoints=args.endpoints, capture=args.capture, source=args.source,
+                          fmt=args.fmt, wait=args.wait, interval=args.interval, problems_only=args.problems_only)
     if args.command == "graph":
         from fabricgen.commands import graph
 

@@ -71,6 +71,9 @@ class Destination(Section):
     default: `cluster-<name>-kubeconfig`."""
     flux_local: bool = False
     """Flux applies to the cluster it runs in (no `kubeConfig`)."""
+    kube_context: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.:@/+-]*$", max_length=253)] | None = None
+    """The kubeconfig context `fabricgen status` reads the cluster with; default: the zone's or
+    cluster's name."""
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:

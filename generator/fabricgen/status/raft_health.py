@@ -1,0 +1,81 @@
+"""Raft health in `fabricgen status`: each database's members, read as `live` gathered them,
+judged by `live_state.raft` (one line per aspect, each with its fix).
+
+The members the fabric declares and their raft addresses (what `cluster/status` lists):
+
+- the IC database: `interconnection.database.members` on ovn-ctl's IC cluster ports, 6647 (IC
+  NB) and 6648 (IC SB), which Kube-OVN's `start-ic-db.sh` uses;
+- a deployment: `databases.members` on 6643 (NB) and 6644 (SB), in the databases' protocol;
+- a Kube-OVN zone's ovn-central: not declared; the pods that answered are the reference.
+
+An endpoints file's member may give its `raftAddress` where the cluster knows it by another
+address than the fabric's (a unix socket, an address behind NAT).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from fabricgen.errors import FabricgenError
+from fabricgen.live_state import raft
+from fabricgen.live_state.checks import UNREACHABLE, Check
+from fabricgen.model.ovn import RAFT_PORTS
+from fabricgen.status.commands import IC_CTL, TIMEOUT, ZONE_CTL
+from fabricgen.status.live import SHORT, RaftMember
+from fabricgen.status.sources import DATABASES, Database, Ssl
+
+IC_RAFT_PORTS: dict[Database, int] = {"northbound": 6647, "southbound": 6648}
+
+
+def server_rows_argv(remote: str, database: str, ssl: Ssl | None) -> list[str]:
+    """`raft.server_databases_argv` for a member's remote, with the client certificate for `ssl:`."""
+    argv = raft.server_databases_argv(remote, timeout=TIMEOUT)
+    if ssl is not None and remote.startswith("ssl:"):
+        argv[1:1] = ssl.options()
+    return argv
+
+
+def declared_members(members: Sequence[tuple[str, str]], db: Database, *, ic: bool, protocol: str = "tcp",
+                     overrides: Mapping[str, str] | None = None) -> list[raft.Member]:
+    """The raft members the fabric declares for one database: (name, address) -> raft address."""
+    port = IC_RAFT_PORTS[db] if ic else RAFT_PORTS[db]
+    return [raft.Member(name, (overrides or {}).get(name) or f"{protocol}:{address}:{port}")
+            for name, address in members]
+
+
+def _reading(member: RaftMember, database: str) -> raft.Reading:
+    obs = member.observation
+    if obs is None:
+        return "not read"
+    if not obs.ok:
+        return obs.failure()
+    try:
+        if member.kind == "_Server":
+            rows = raft.parse_server_databases(obs.stdout, obs.key)
+            row = rows.get(database)
+            return row if row is not None else f"its _Server database lists no {database}"
+        return raft.parse_cluster_status(obs.stdout, obs.key)
+    except FabricgenError as exc:
+        return str(exc)
+
+
+def checks(subject: str, members: Mapping[Database, Sequence[RaftMember]],
+           declared: Sequence[tuple[str, str]] | None, pods_error: str | None, *, ic: bool,
+           protocol: str = "tcp", overrides: Mapping[Database, Mapping[str, str]] | None = None) -> list[Check]:
+    """Every raft line of one AZ's (or the IC database's) two databases."""
+    out: list[Check] = []
+    names = IC_CTL if ic else ZONE_CTL
+    for db in DATABASES:
+        found = members.get(db, ())
+        label = f"{subject} {SHORT[db]} raft"
+        if not found:
+            if pods_error is not None:
+                out.append(Check(label, "raft.reachable", UNREACHABLE, f"no member could be read: {pods_error}"))
+            continue
+        database = names[db][1]
+        readings = {m.name: _reading(m, database) for m in found}
+        ctls = {m.name: m.control for m in found}
+        wanted = declared_members(declared, db, ic=ic, protocol=protocol,
+                                  overrides=(overrides or {}).get(db)) if declared is not None else None
+        out += raft.judge(database, label, wanted, readings, ctls=ctls)
+    return out

@@ -1,0 +1,190 @@
+"""`fabricgen status` against a real OVN-IC: the lab `verify` builds from the rendered output
+(`live_state/lab`), read through its databases' sockets (an endpoints file), then broken the
+ways seed 000 and the issues describe; each break must be found, named and given its fix, and
+the unbroken lab must be all ok.
+
+On OVN 25.03 (what Kube-OVN 1.15 and later run) the VXLAN lab is all ok. On the system's OVN
+23.03, which has no `vxlan_mode`, the transit switch is keyed outside VXLAN's range, and status
+says so: that is the seed's silent packet loss, found from the control plane.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, build_file
+from fabricgen import exit_codes
+from fabricgen.cli import main
+from fabricgen.live_state.lab import proof
+from fabricgen.live_state.lab.programs import Programs
+from fabricgen.live_state.lab.sandbox import poll
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+SYSTEM = Programs.from_environment()
+DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())
+
+
+def _skip(programs: Programs) -> pytest.MarkDecorator:
+    gone = programs.missing()
+    return pytest.mark.skipif(bool(gone), reason=f"OVN programs missing ({', '.join(gone)}): scripts/setup.sh --test")
+
+
+BOTH = [pytest.param(SYSTEM, id="ovn-23.03", marks=_skip(SYSTEM)),
+        pytest.param(DEBIAN13, id="ovn-25.03", marks=_skip(DEBIAN13))]
+
+
+@contextmanager
+def running_lab(programs: Programs, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[proof.Lab, Path]]:
+    """The lab of sites/lab with every AZ's transit key synced, and an endpoints file naming its sockets."""
+    build = build_file(LAB)
+    with proof.running(build, programs=programs) as lab:
+        poll("the transit switch's key in every AZ", lab._keys_synced, tries=500)
+        sb = lab.sandbox
+        endpoints = {"icDatabase": {"northbound": sb.ic_nb, "southbound": sb.ic_sb},
+                     "availabilityZones": {az: {"northbound": sb.nb_db(az), "southbound": sb.sb_db(az)}
+                                           for az in lab.azs}}
+        path = tmp_path / "endpoints.yaml"
+        path.write_text(json.dumps(endpoints), encoding="utf-8")
+        monkeypatch.setenv("PATH", programs.search_path())
+        yield lab, path
+
+
+def status(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
+    code = main(["status", str(LAB), "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def problems(doc: dict[str, object]) -> dict[tuple[str, str], dict[str, str]]:
+    """The checks that are not ok, by (subject, check)."""
+    checks = doc["checks"]
+    assert isinstance(checks, list)
+    return {(c["subject"], c["check"]): c for c in checks if c["verdict"] != "ok"}
+
+
+def is_25_03(programs: Programs) -> bool:
+    return programs.versions()[0].startswith("25.03.")
+
+
+@pytest.mark.parametrize("programs", BOTH)
+def test_the_unbroken_lab(programs: Programs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    with running_lab(programs, tmp_path, monkeypatch) as (_lab, endpoints):
+        code, doc = status(capsys, "--endpoints", str(endpoints))
+    found = problems(doc)
+    if is_25_03(programs):
+        assert (code, found) == (0, {})
+        assert doc["verdict"] == "ok"
+    else:  # OVN 23.03 has no vxlan_mode: the transit switch gets a Geneve-range key
+        assert code == exit_codes.UNHEALTHY
+        assert list(found) == [("IC database", "ic.tunnel-key")]
+        assert "tunnel key 16711682, outside VXLAN's range 1025-4095" in found["IC database", "ic.tunnel-key"]["why"]
+    checks = doc["checks"]
+    assert isinstance(checks, list)
+    assert {c["subject"] for c in checks} == {"IC database", "zone hq", "zone ai", "zone edge", "zone dr"}
+    assert "zone hq: Kubernetes objects not checked (read directly, not through kubectl)" in doc["notes"]
+
+
+@pytest.mark.parametrize("programs", BOTH)
+def test_each_break_is_found_named_and_fixed(programs: Programs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The lab broken one way after another; after each, status names exactly what broke so far."""
+    modern = is_25_03(programs)
+    expected: set[tuple[str, str]] = set() if modern else {("IC database", "ic.tunnel-key")}
+    with running_lab(programs, tmp_path, monkeypatch) as (lab, endpoints):
+        sb = lab.sandbox
+
+        def found() -> dict[tuple[str, str], dict[str, str]]:
+            code, doc = status(capsys, "--endpoints", str(endpoints))
+            got = problems(doc)
+            assert set(got) == expected, doc
+            worst = doc["verdict"]
+            assert code == {"ok": 0, "drift": 3, "unhealthy": 7}[str(worst)]
+            return got
+
+        # a route deleted by hand in ai (the Vpc still has it: the next sync restores it)
+        sb.nb("ai", "--policy=dst-ip", "lr-route-del", "ovn-cluster", "172.30.10.0/24")
+        expected.add(("zone ai", "routes.missing"))
+        got = found()
+        assert got["zone ai", "routes.missing"]["why"] == \
+            "route 172.30.10.0/24 via 169.254.100.71 is not on ovn-cluster"
+        assert "argocd app sync fabric-lab-ai" in got["zone ai", "routes.missing"]["fix"]
+
+        # hq's transit port gets another address, as after an IC rebuild: the other zones' routes go stale
+        sb.nb("hq", "set", "Logical_Router_Port", "hq-ts", 'networks="169.254.100.99/24"')
+        poll("hq's new address in the IC database", lambda: "169.254.100.99/24" in sb.icsb("show"))
+        expected |= {("zone hq", "transit.address"), ("zone ai", "routes.stale"), ("zone edge", "routes.stale"),
+                     ("zone dr", "routes.stale")}
+        got = found()
+        assert got["zone hq", "transit.address"]["why"].startswith(
+            "its port ts-hq has 169.254.100.99; the fabric says 169.254.100.71")
+        assert got["zone hq", "transit.address"]["fix"].startswith(
+            "fabricgen transit sites/lab/fabric.yaml SHOW --write")
+        assert got["zone edge", "routes.stale"]["why"].startswith(
+            "route 172.30.10.0/24 leads to 169.254.100.71, but hq's transit address is now 169.254.100.99")
+
+        # a route and a policy added by hand in edge
+        sb.nb("edge", "lr-route-add", "ovn-cluster", "10.99.0.0/16", "169.254.100.23")
+        sb.nb("edge", "lr-policy-add", "ovn-cluster", "1000", "ip4.dst == 10.99.0.0/16", "drop")
+        expected |= {("zone edge", "routes.by-hand"), ("zone edge", "policies.by-hand")}
+        got = found()
+        assert got["zone edge", "routes.by-hand"]["fix"].startswith("remove it (ovn-nbctl lr-route-del ovn-cluster "
+                                                                    "10.99.0.0/16)")
+
+        # dr's gateway chassis change their order
+        sb.nb("dr", "lrp-set-gateway-chassis", "dr-ts", "dr-node-2", "101")
+        expected.add(("zone dr", "gateways"))
+        got = found()
+        assert got["zone dr", "gateways"]["why"] == (
+            "the gateway chassis of dr-ts are dr-node-2 (101), dr-node-1 (100); the fabric says dr-node-1, "
+            "dr-node-2 in that order")
+
+        # vxlan_mode unset on the IC database; OVN 25.03 re-keys the transit switch from the Geneve range
+        sb.icnb("remove", "IC_NB_Global", ".", "options", "vxlan_mode")
+        if modern:
+            poll("the transit switch re-keyed", lambda: int(sb.icsb("--bare", "--columns=tunnel_key", "find",
+                                                                     "Datapath_Binding", "transit_switch=ts")) > 4095)
+            poll("the new key in every AZ", lab._keys_synced, tries=500)
+        expected |= {("IC database", "ic.vxlan-mode"), ("IC database", "ic.tunnel-key")}
+        got = found()
+        assert got["IC database", "ic.vxlan-mode"]["verdict"] == "unhealthy"
+        assert got["IC database", "ic.vxlan-mode"]["fix"].startswith(
+            "ovn-ic-nbctl set IC_NB_Global . options:vxlan_mode=true")
+
+        # an AZ the fabric does not have registers in the IC database
+        sb.start_az("rogue", az_name="rogue")
+        poll("rogue registered", lambda: "rogue" in sb.registered_zones())
+        expected.add(("IC database", "ic.unknown-az"))
+        got = found()
+        assert got["IC database", "ic.unknown-az"]["why"].startswith("availability zone rogue is registered")
+
+
+def test_a_database_that_does_not_answer_is_unreachable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gone = tmp_path / "gone.sock"
+    endpoints = {"icDatabase": {"northbound": f"unix:{gone}", "southbound": f"unix:{gone}"},
+                 "availabilityZones": {z: {"northbound": f"unix:{gone}", "southbound": f"unix:{gone}"}
+                                       for z in ("hq", "ai", "edge", "dr")}}
+    path = tmp_path / "endpoints.yaml"
+    path.write_text(json.dumps(endpoints), encoding="utf-8")
+    code, doc = status(capsys, "--endpoints", str(path))
+    assert code == exit_codes.NOT_READ
+    found = problems(doc)
+    assert found["zone hq", "az"]["verdict"] == "unreachable"
+    assert f"unix:{gone}: database connection failed" in found["zone hq", "az"]["why"]
+    assert found["IC database", "ic.read"]["verdict"] == "unreachable"
+
+
+def test_no_program_is_unreachable_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither kubectl nor the OVN tools
+    code, doc = status(capsys)
+    assert code == exit_codes.NOT_READ
+    found = problems(doc)
+    assert "kubectl: command not found" in found["zone hq", "objects"]["why"]
+    assert os.environ["PATH"] == str(tmp_path)
