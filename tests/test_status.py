@@ -186,5 +186,88 @@ def test_no_program_is_unreachable_not_a_crash(tmp_path: Path, monkeypatch: pyte
     code, doc = status(capsys)
     assert code == exit_codes.NOT_READ
     found = problems(doc)
-    assert "kubectl: command not found" in found["zone hq", "objects"]["why"]
+    assert "kubectl: command not found" in found["zone hq", "cluster.read"]["why"]
+    assert [k for k in found if k[0] == "zone hq"] == [("zone hq", "cluster.read")]
     assert os.environ["PATH"] == str(tmp_path)
+
+
+def test_a_capture_judged_offline_gives_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`--capture DIR` keeps every raw output with its command; `--from DIR` judges it with no
+    OVN and no kubectl at hand, to the same report and exit code."""
+    programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
+    capture = tmp_path / "capture"
+    with running_lab(programs, tmp_path, monkeypatch) as (lab, endpoints):
+        lab.sandbox.nb("ai", "--policy=dst-ip", "lr-route-del", "ovn-cluster", "172.30.10.0/24")
+        code = main(["status", str(LAB), "--endpoints", str(endpoints), "--capture", str(capture)])
+        live = capsys.readouterr().out
+    assert code != 0
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert main(["status", str(LAB), "--endpoints", str(endpoints), "--from", str(capture)]) == code
+    assert capsys.readouterr().out == live
+    index = json.loads((capture / "capture.json").read_text())
+    assert index["site"] == "lab" and index["fabric"] == "sites/lab/fabric.yaml"
+    entry = next(o for o in index["observations"] if o["key"] == "zones/ai/nb/Logical_Router_Static_Route")
+    assert entry["argv"][:2] == ["ovn-nbctl", f"--db={lab.sandbox.nb_db('ai')}"] and entry["exit"] == 0
+    assert (capture / entry["stdout"]).read_text().startswith('{"data":')
+    assert sorted(p.name for p in capture.iterdir())[:2] == ["capture.json", "ic"]
+
+
+def test_a_capture_is_new_and_of_this_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    assert main(["status", str(LAB), "--capture", str(existing)]) == exit_codes.INVALID
+    assert "already exists; a capture is written to a new directory" in capsys.readouterr().err
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "capture.json").write_text(json.dumps({"format": "fabricgen-status-capture/1", "site": "nat",
+                                                    "fabric": "sites/nat/fabric.yaml", "observations": []}))
+    assert main(["status", str(LAB), "--from", str(other)]) == exit_codes.INVALID
+    assert "a capture of site 'nat', not of this fabric's site 'lab'" in capsys.readouterr().err
+    escape = tmp_path / "escape"
+    escape.mkdir()
+    (escape / "capture.json").write_text(json.dumps({"format": "fabricgen-status-capture/1", "site": "lab",
+                                                     "observations": [{"key": "ic/sb/show", "argv": ["x"], "exit": 0,
+                                                                       "stdout": "../outside", "stderr": "e"}]}))
+    assert main(["status", str(LAB), "--from", str(escape)]) == exit_codes.INVALID
+    assert "'../outside' is not a file inside the capture" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["control", "remote"])
+def test_the_ic_databases_raft_members_are_judged(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The IC northbound database as a real three-member raft cluster, its members named in the
+    endpoints file by the fabric's node names: through their control sockets (`cluster/status`)
+    or their remotes (`_Server`). Healthy, then one member stopped: quorum kept, the member named."""
+    from support.raft_cluster import RaftCluster, missing
+
+    schema = SYSTEM.ovn_schemas / "ovn-ic-nb.ovsschema"
+    if missing(SYSTEM, schema):
+        pytest.skip(f"raft cluster tools missing: {missing(SYSTEM, schema)}")
+    monkeypatch.setenv("PATH", SYSTEM.search_path())
+    nodes = ("hq-node-1", "hq-node-2", "hq-node-3")
+    with RaftCluster(SYSTEM, schema) as cluster:
+        cluster.create(3)
+        members = [cluster.members[f"s{i}"] for i in (1, 2, 3)]
+        remotes = ",".join(m.remote for m in members)
+        via = [{"control": str(m.ctl)} if how == "control" else {"remote": m.remote} for m in members]
+        endpoints = {"icDatabase": {"northbound": remotes, "southbound": remotes, "members": [
+            {"name": node, "northbound": {**way, "raftAddress": m.address}}
+            for node, m, way in zip(nodes, members, via, strict=True)]}}
+        path = tmp_path / "endpoints.yaml"
+        path.write_text(json.dumps(endpoints), encoding="utf-8")
+
+        def raft_lines() -> dict[str, dict[str, str]]:
+            _code, doc = status(capsys, "--endpoints", str(path))
+            checks = doc["checks"]
+            assert isinstance(checks, list)
+            return {c["check"]: c for c in checks if c["subject"] == "IC database nb raft"}
+
+        healthy = raft_lines()
+        assert {name: c["verdict"] for name, c in healthy.items()} == {name: "ok" for name in healthy}
+        assert "raft.leader" in healthy and "raft.count" in healthy
+        cluster.stop("s3")
+        degraded = raft_lines()
+    assert degraded["raft.reachable"]["verdict"] == "unhealthy"
+    assert "hq-node-3" in degraded["raft.reachable"]["why"]
+    assert degraded["raft.leader"]["verdict"] == "ok"

@@ -47,6 +47,8 @@ def run(*, fabric: Path, endpoints: Path | None, capture: Path | None, source: P
         raise UsageError("give --capture or --from, not both")
     if source is not None and wait is not None:
         raise UsageError("--wait reads the live fabric again; it does not go with --from")
+    if capture is not None:
+        captures.refuse_existing(capture)  # before anything is read
     deadline = time.monotonic() + duration(wait) if wait is not None else None
     head = build_fabric(fabric)
     for d in head.warnings:

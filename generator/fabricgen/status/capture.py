@@ -47,13 +47,18 @@ def key_path(key: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
-def write(directory: Path, observations: Mapping[str, Observation], *, site: str, fabric: str) -> None:
-    """Write the capture to `directory`, which must not exist yet."""
+def refuse_existing(directory: Path) -> None:
+    """A capture goes to a new directory in an existing one."""
     if directory.exists() or directory.is_symlink():
         raise CaptureError(f"{directory}: already exists; a capture is written to a new directory")
+    if not directory.parent.is_dir():
+        raise CaptureError(f"{directory.parent}: no such directory")
+
+
+def write(directory: Path, observations: Mapping[str, Observation], *, site: str, fabric: str) -> None:
+    """Write the capture to `directory`, which must not exist yet."""
+    refuse_existing(directory)
     parent = directory.parent
-    if not parent.is_dir():
-        raise CaptureError(f"{parent}: no such directory")
     entries = []
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))

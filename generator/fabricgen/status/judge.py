@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fabricgen.live_state.checks import Check, Verdict, worst
+from fabricgen.live_state.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.pipeline import Build
 from fabricgen.status import interconnection, objects, raft_health, routes
 from fabricgen.status.expected import AzIntent, intents
 from fabricgen.status.live import AzLive, LiveFabric, rendered_objects
-from fabricgen.status.sources import Database, Member
+from fabricgen.status.sources import Database, Kubectl, Member
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,11 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
 def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Sequence[AzIntent],
         addresses: dict[str, str], fabric: str) -> list[Check]:
     sync = sync_hint(build, intent)
+    if isinstance(az.source.access, Kubectl) and az.pods_error is not None and az.objects is None:
+        # Nothing of the cluster could be read: one line, not one per check.
+        return [Check(intent.subject, "cluster.read", UNREACHABLE, f"its cluster could not be read: {az.pods_error}",
+                      f"check kubectl's context {az.source.access.context!r} (the zone's destination.kubeContext) "
+                      "and access to the cluster, or give the zone direct remotes in --endpoints")]
     out: list[Check] = []
     if az.objects is not None or az.objects_error is not None:
         out += objects.check(az, rendered_objects(build, intent.name), sync)

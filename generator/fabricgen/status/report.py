@@ -7,7 +7,7 @@ import json
 from fabricgen.live_state.checks import OK, Check
 from fabricgen.status.judge import Report
 
-WIDTH = 11  # the verdict column
+WIDTH = 12  # the verdict column
 
 
 def text(report: Report, *, verbose: bool = True) -> str:
