@@ -93,6 +93,7 @@ class RaftMember:
     control: str  # the control socket `cluster/kick` is run through, as the fix names it
     observation: Observation | None
     kind: str  # "cluster/status" or "_Server"
+    node: str = ""  # the pod's node, where read through kubectl
 
 
 @dataclass
@@ -371,7 +372,7 @@ def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: 
                 live.pods_error = f"no running {cmd.OVN_CENTRAL} pod ({len(pods)} found)"
             for db in DATABASES:
                 live.raft[db] = [RaftMember(p.name, p.ip, cmd.ZONE_CTL[db][0],
-                                            seen.get(_key(az, "raft", SHORT[db], p.name)), "cluster/status")
+                                            seen.get(_key(az, "raft", SHORT[db], p.name)), "cluster/status", p.node)
                                  for p in pods]
     else:
         for db in DATABASES:
@@ -413,7 +414,7 @@ def _ic_live(ic: IcSource, seen: Mapping[str, Observation], pods: list[Pod] | st
         else:
             for db in DATABASES:
                 live.raft[db] = [RaftMember(p.name, p.ip, cmd.IC_CTL[db][0],
-                                            seen.get(f"ic/raft/{SHORT[db]}/{p.name}"), "cluster/status")
+                                            seen.get(f"ic/raft/{SHORT[db]}/{p.name}"), "cluster/status", p.node)
                                  for p in pods]
     else:
         for db in DATABASES:

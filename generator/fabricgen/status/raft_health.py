@@ -59,6 +59,15 @@ def _reading(member: RaftMember, database: str) -> raft.Reading:
         return str(exc)
 
 
+def _declared_name(member: RaftMember, declared: Sequence[tuple[str, str]] | None) -> str:
+    """A pod read through kubectl goes by the declared member it is: the one on its node, or at its
+    (host network) address; anything else keeps its own name."""
+    for name, address in declared or ():
+        if (member.node and member.node == name) or (member.address and member.address == address):
+            return name
+    return member.name
+
+
 def checks(subject: str, members: Mapping[Database, Sequence[RaftMember]],
            declared: Sequence[tuple[str, str]] | None, pods_error: str | None, *, ic: bool,
            protocol: str = "tcp", overrides: Mapping[Database, Mapping[str, str]] | None = None) -> list[Check]:
@@ -73,8 +82,9 @@ def checks(subject: str, members: Mapping[Database, Sequence[RaftMember]],
                 out.append(Check(label, "raft.reachable", UNREACHABLE, f"no member could be read: {pods_error}"))
             continue
         database = names[db][1]
-        readings = {m.name: _reading(m, database) for m in found}
-        ctls = {m.name: m.control for m in found}
+        named = {_declared_name(m, declared): m for m in found}
+        readings = {name: _reading(m, database) for name, m in named.items()}
+        ctls = {name: m.control for name, m in named.items()}
         wanted = declared_members(declared, db, ic=ic, protocol=protocol,
                                   overrides=(overrides or {}).get(db)) if declared is not None else None
         out += raft.judge(database, label, wanted, readings, ctls=ctls)

@@ -1,0 +1,256 @@
+"""`fabricgen status` through kubectl, judged from captures in the exact form kubectl prints.
+
+No Kubernetes API server can be installed from this machine's package sources (Debian 12 has
+only kubectl, as `kubernetes-client`; the package index has no kube-apiserver), so the kubectl
+path is tested on what kubectl returns, answered to the very probes status makes (`live.gather`
+with an observer that answers them), and then judged from the capture that records them
+(`--from`), the way a user attaches one to a ticket:
+
+- `kubectl get pods -l app=ovn-central -o json`: a `List` of pods as the API server returns
+  them (labels, `spec.nodeName`, `status.podIP`, `status.phase`, `containerStatuses`), with
+  Kube-OVN's leader labels (`ovn-nb-leader`, `ovn-sb-leader`, `ovn-ic-nb-leader`);
+- `kubectl get --ignore-not-found -o json TYPE/NAME ...`: the zone's objects as the import
+  captures of seed 000's lab hold them (`tests/data/import/lab`: server-added metadata,
+  `managedFields`, `status`), the rest rendered plus what the API server adds;
+- `kubectl exec POD -c ovn-central -- ovn-nbctl ...`: the same JSON tables a direct read gets,
+  from the real OVN lab;
+- `kubectl exec POD -- ovn-appctl ... cluster/status DB`: verbatim `cluster/status` output of a
+  real three-member cluster (`tests/data/raft/ovs-3.5`).
+
+What reaches kubectl for real: a kubeconfig whose server does not answer (`kubectl` itself
+fails, and the zone is unreachable), and no credential of it is ever printed or captured.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, build_file
+from fabricgen import exit_codes
+from fabricgen.cli import main
+from fabricgen.live_state import kube_objects
+from fabricgen.live_state.lab import proof
+from fabricgen.live_state.lab.programs import Programs
+from fabricgen.live_state.lab.sandbox import poll
+from fabricgen.status import capture, live, observe, sources
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+IMPORTS = REPO / "tests" / "data" / "import" / "lab"
+RAFT = REPO / "tests" / "data" / "raft" / "ovs-3.5"
+DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())
+SYSTEM = Programs.from_environment()
+PODS = ("ovn-central-7d9c5b8f6-4xk2p", "ovn-central-7d9c5b8f6-9qv7m", "ovn-central-7d9c5b8f6-tz8wd")
+IC_PODS = ("ovn-ic-server-5f6b7c9d8-2mz4q", "ovn-ic-server-5f6b7c9d8-h7rkx", "ovn-ic-server-5f6b7c9d8-xw9lc")
+Obj = dict[str, Any]
+
+
+def pods_list(names: Sequence[str], app: str, leader_labels: Sequence[str], nodes: Sequence[str]) -> str:
+    """`kubectl get pods -l app=APP -o json`, the first pod labelled leader."""
+    items = []
+    for i, name in enumerate(names):
+        labels = {"app": app, "component": "network", "pod-template-hash": "7d9c5b8f6", "type": "infra"}
+        if i == 0:
+            labels.update({label: "true" for label in leader_labels})
+        items.append({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "kube-system", "labels": labels,
+                                   "uid": f"0b0c0d0e-0000-4000-8000-00000000000{i}", "resourceVersion": "81234"},
+                      "spec": {"nodeName": nodes[i], "hostNetwork": True,
+                               "containers": [{"name": app, "image": "docker.io/kubeovn/kube-ovn:v1.16.2"}]},
+                      "status": {"phase": "Running", "podIP": f"10.10.10.{11 + i}",
+                                 "containerStatuses": [{"name": app, "ready": True, "restartCount": 0}]}})
+    return json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}},
+                      indent=4) + "\n"
+
+
+def server_added(obj: Obj, number: int) -> Obj:
+    """A rendered object as the API server and Kube-OVN return it."""
+    out = copy.deepcopy(obj)
+    meta = out.setdefault("metadata", {})
+    meta.update({"uid": f"5a0d0000-0000-4000-8000-{number:012d}", "resourceVersion": str(4000 + number),
+                 "generation": 1, "creationTimestamp": "2025-08-14T16:02:11Z",
+                 "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion":
+                                    out.get("apiVersion", "v1"), "fieldsType": "FieldsV1", "fieldsV1": {}}]})
+    if out.get("apiVersion", "").startswith("kubeovn.io/"):
+        out["status"] = {"conditions": [{"type": "Ready", "status": "True", "reason": "ResourceReady"}]}
+    return out
+
+
+def cluster_objects(build: Any, zone: str) -> dict[kube_objects.ObjectId, Obj]:
+    """The zone's objects in its cluster: the import capture's where it holds them, else rendered plus
+    what the server adds."""
+    out = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(live.rendered_objects(build, zone))}
+    for path in IMPORTS.glob(f"{zone}.*"):
+        for found in kube_objects.read_objects(path.read_text(encoding="utf-8"), path.name):
+            if found.id in out:
+                out[found.id] = found.body
+    return out
+
+
+RAFT_PORTS = {"OVN_Northbound": 6643, "OVN_Southbound": 6644, "OVN_IC_Northbound": 6647, "OVN_IC_Southbound": 6648}
+
+
+def raft_text(member: int, database: str) -> str:
+    """A healthy member's `cluster/status` of a three-member cluster, its members on the pods'
+    (host network) addresses at the database's raft port: each `unix:.../sN.raft` address becomes
+    `tcp:10.10.10.1N:PORT`, and its nickname (a unix address's file name) the short server id
+    raft.c gives a tcp address."""
+    text = (RAFT / f"healthy-s{member}.txt").read_text(encoding="utf-8").replace("OVN_Northbound", database)
+    for n, sid, address in re.findall(r"^    s(\d) \(([0-9a-f]{4}) at (\S+)\)", text, re.MULTILINE):
+        text = text.replace(address, f"tcp:10.10.10.1{n}:{RAFT_PORTS[database]}")
+        text = re.sub(rf"(?<![\w/.])s{n}(?![\w.])", sid, text)
+    return text
+
+
+def kubectl_answers(build: Any, ovn: Mapping[str, observe.Observation],
+                    objects: Callable[[str], dict[kube_objects.ObjectId, Obj]]) -> observe.Observer:
+    """An observer answering the probes of a kubectl run as kubectl would print the answers."""
+
+    class Kubectl:
+        def observe(self, probes: Sequence[observe.Probe]) -> dict[str, observe.Observation]:
+            return {p.key: observe.Observation(p.key, p.argv, 0, answer(p), "") for p in probes}
+
+    def answer(probe: observe.Probe) -> str:
+        parts = probe.key.split("/")
+        if probe.key == "ic/pods/ovn-ic-server":
+            return pods_list(IC_PODS, "ovn-ic-server", ("ovn-ic-nb-leader", "ovn-ic-sb-leader"),
+                             ("hq-node-1", "hq-node-2", "hq-node-3"))
+        if parts[0] == "zones" and parts[2] == "pods":
+            return pods_list(PODS, "ovn-central", ("ovn-nb-leader", "ovn-sb-leader", "ovn-northd-leader"),
+                             tuple(f"{parts[1]}-node-{i}" for i in (1, 2, 3)))
+        if parts[0] == "zones" and parts[2] == "objects":
+            wanted = [a.split("/", 1) for a in probe.argv[probe.argv.index("json") + 1:]]
+            have = objects(parts[1])
+            items = [body for oid, body in have.items()
+                     if [live.RESOURCES[(oid.group, oid.kind)], oid.name] in wanted
+                     and oid.namespace in (parts[3], "")]
+            return "" if not items else json.dumps({"apiVersion": "v1", "items": items, "kind": "List",
+                                                    "metadata": {"resourceVersion": ""}}, indent=4) + "\n"
+        if "raft" in parts:
+            pods = IC_PODS if parts[0] == "ic" else PODS
+            names = {"nb": "OVN_IC_Northbound" if parts[0] == "ic" else "OVN_Northbound",
+                     "sb": "OVN_IC_Southbound" if parts[0] == "ic" else "OVN_Southbound"}
+            return raft_text(pods.index(parts[-1]) + 1, names[parts[-2]])
+        return ovn[probe.key].stdout
+
+    return Kubectl()
+
+
+@pytest.fixture(scope="module")
+def ovn_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, observe.Observation]:
+    """What the databases of the lab print, read directly (the keys kubectl's reads share)."""
+    programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
+    if programs.missing():
+        pytest.skip(f"OVN programs missing: {programs.missing()}")
+    build = build_file(LAB)
+    with proof.running(build, programs=programs) as lab:
+        poll("the transit switch's key in every AZ", lab._keys_synced, tries=500)
+        sb = lab.sandbox
+        given = sources.Endpoints(
+            sources.IcSource(sources.Direct(sb.ic_nb, sb.ic_sb)),
+            {az: (sources.Direct(sb.nb_db(az), sb.sb_db(az)), ()) for az in lab.azs})
+        recording = observe.Recording(observe.Live(env={"PATH": programs.search_path()}))
+        live.gather(build, sources.plan(build, given), recording)
+        return dict(recording.kept)
+
+
+def judged(tmp_path: Path, capsys: pytest.CaptureFixture[str], ovn: Mapping[str, observe.Observation],
+           edit: Callable[[str, dict[kube_objects.ObjectId, Obj]], None] = lambda zone, objs: None
+           ) -> tuple[int, dict[str, Any], Path]:
+    build = build_file(LAB)
+
+    def objects(zone: str) -> dict[kube_objects.ObjectId, Obj]:
+        have = cluster_objects(build, zone)
+        edit(zone, have)
+        return have
+
+    recording = observe.Recording(kubectl_answers(build, ovn, objects))
+    live.gather(build, sources.plan(build, sources.Endpoints()), recording)
+    where = tmp_path / "capture"
+    capture.write(where, recording.kept, site="lab", fabric="sites/lab/fabric.yaml")
+    code = main(["status", str(LAB), "--from", str(where), "--format", "json"])
+    return code, json.loads(capsys.readouterr().out), where
+
+
+def not_ok(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, str]]:
+    return {(c["subject"], c["check"]): c for c in doc["checks"] if c["verdict"] != "ok"}
+
+
+def test_the_lab_through_kubectl_is_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       ovn_tables: dict[str, observe.Observation]) -> None:
+    code, doc, where = judged(tmp_path, capsys, ovn_tables)
+    problems = not_ok(doc)
+    if ovn_tables["ic/sb/show"].argv[0] and "16711682" in ovn_tables["ic/sb/Datapath_Binding"].stdout:
+        assert list(problems) == [("IC database", "ic.tunnel-key")]  # the system's OVN 23.03
+    else:
+        assert (code, problems) == (0, {}), [(c['subject'], c['check'], c['why']) for c in problems.values()]
+    checks = {(c["subject"], c["check"]) for c in doc["checks"]}
+    for zone in ("hq", "ai", "edge", "dr"):
+        assert (f"zone {zone}", "objects") in checks
+        assert (f"zone {zone} nb raft", "raft.leader") in checks
+    assert ("IC database nb raft", "raft.servers") in checks
+    index = json.loads((where / "capture.json").read_text())
+    argv = {o["key"]: o["argv"] for o in index["observations"]}
+    assert argv["zones/ai/nb/Logical_Router"] == [
+        "kubectl", "--context", "ai", "--request-timeout=20s", "-n", "kube-system", "exec", PODS[0], "-c",
+        "ovn-central", "--", "ovn-nbctl", "--timeout=20", "--no-leader-only", "--format=json",
+        "--columns=_uuid,name,static_routes,policies,ports", "list", "Logical_Router"]
+    assert argv["ic/raft/sb/" + IC_PODS[2]][-6:] == [
+        "ovn-appctl", "-t", "/var/run/ovn/ovn_ic_sb_db.ctl", "--timeout=20", "cluster/status", "OVN_IC_Southbound"]
+    assert argv["zones/dr/pods/ovn-central"][:4] == ["kubectl", "--context", "dr", "--request-timeout=20s"]
+
+
+def test_objects_that_drifted_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        ovn_tables: dict[str, observe.Observation]) -> None:
+    """A Subnet gone, a backbone that SNATs, and a route someone added to the Vpc ovn-cluster."""
+    def edit(zone: str, objs: dict[kube_objects.ObjectId, Obj]) -> None:
+        if zone == "ai":
+            del objs[kube_objects.ObjectId("kubeovn.io", "Subnet", "", "backbone-ai")]
+        if zone == "edge":
+            objs[kube_objects.ObjectId("kubeovn.io", "Subnet", "", "backbone-edge")]["spec"]["natOutgoing"] = True
+            vpc = objs[kube_objects.ObjectId("kubeovn.io", "Vpc", "", "ovn-cluster")]
+            vpc["spec"]["staticRoutes"].append({"cidr": "10.99.0.0/16", "nextHopIP": "169.254.100.9",
+                                                "policy": "policyDst"})
+
+    code, doc, _where = judged(tmp_path, capsys, ovn_tables, edit)
+    problems = not_ok(doc)
+    assert code in (exit_codes.CHANGED, exit_codes.UNHEALTHY)
+    assert problems["zone ai", "object.missing"]["why"] == "Subnet: backbone-ai is not in the cluster"
+    assert problems["zone edge", "object.changed"]["why"] == (
+        "Subnet: backbone-edge differs: spec.natOutgoing: false in the fabric, true live")
+    assert problems["zone edge", "object.vpc-routes"]["why"].startswith(
+        "Vpc: ovn-cluster holds route(s) fabricgen did not render: 10.99.0.0/16 via 169.254.100.9;")
+    assert problems["zone edge", "object.vpc-routes"]["fix"] == \
+        "add them to zones[].defaultVpc in the fabric (or remove them)"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_kubectl_with_a_cluster_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Real kubectl, a kubeconfig with a token and a client key, an API server that refuses the
+    connection: every zone is unreachable with kubectl's reason, and neither the token nor the key
+    is in the output or the capture."""
+    token, key = "s3cr3t-t0ken-do-not-print", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCnNlY3JldA=="
+    config = tmp_path / "kubeconfig"
+    contexts = [{"name": z, "context": {"cluster": "lab", "user": "admin"}} for z in ("hq", "ai", "edge", "dr")]
+    config.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": "hq", "contexts": contexts,
+        "clusters": [{"name": "lab", "cluster": {"server": "https://127.0.0.1:9", "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "admin", "user": {"token": token, "client-key-data": key}}]}), encoding="utf-8")
+    monkeypatch.setenv("KUBECONFIG", str(config))
+    where = tmp_path / "capture"
+    code = main(["status", str(LAB), "--capture", str(where)])
+    out, err = capsys.readouterr()
+    assert code == exit_codes.NOT_READ
+    assert "unreachable zone hq: its cluster could not be read: `kubectl --context hq" in out
+    assert "127.0.0.1:9" in out  # kubectl's own reason
+    written = "".join(p.read_text(errors="replace") for p in where.rglob("*") if p.is_file())
+    for secret in (token, key):
+        assert secret not in out + err + written
