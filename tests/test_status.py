@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -271,3 +272,77 @@ def test_the_ic_databases_raft_members_are_judged(how: str, tmp_path: Path, monk
     assert degraded["raft.reachable"]["verdict"] == "unhealthy"
     assert "hq-node-3" in degraded["raft.reachable"]["why"]
     assert degraded["raft.leader"]["verdict"] == "ok"
+
+
+def test_wait_reads_again_until_everything_is_ok(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A route missing in ai until, a moment later, Kube-OVN applies it again (as after a sync):
+    `--wait` reads again until it is ok; and a break nobody mends keeps its code when the time is up."""
+    import threading
+
+    from fabricgen.live_state.lab import kubeovn
+
+    programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
+    with running_lab(programs, tmp_path, monkeypatch) as (lab, endpoints):
+        sb = lab.sandbox
+        sb.nb("ai", "--policy=dst-ip", "lr-route-del", "ovn-cluster", "172.30.10.0/24")
+        mended = threading.Event()
+
+        def mend() -> None:
+            mended.wait(30)
+            sb.nb("ai", *kubeovn.batch(kubeovn.create_static_route("172.30.10.0/24", "169.254.100.71", "dst-ip", "",
+                                                                    kubeovn.VENDOR)))
+
+        worker = threading.Thread(target=mend)
+        worker.start()
+        try:
+            progress = []
+            real_write = os.sys.stderr.write
+
+            def stderr_write(text: str) -> int:
+                if text.startswith("fabricgen status: drift"):
+                    progress.append(text)
+                    mended.set()  # mend only once a reading saw the route missing
+                return real_write(text)
+
+            monkeypatch.setattr(os.sys.stderr, "write", stderr_write)
+            code = main(["status", str(LAB), "--endpoints", str(endpoints), "--wait", "60s", "--interval", "0.2",
+                         "--format", "json"])
+        finally:
+            mended.set()
+            worker.join()
+        doc = json.loads(capsys.readouterr().out)
+        if is_25_03(programs):
+            assert (code, doc["verdict"]) == (0, "ok")
+        assert progress and progress[0].startswith("fabricgen status: drift: ")
+        assert "reading again in 0.2 s" in progress[0]
+        sb.nb("ai", "--policy=dst-ip", "lr-route-del", "ovn-cluster", "172.30.10.0/24")
+        assert main(["status", str(LAB), "--endpoints", str(endpoints), "--wait", "1s", "--interval", "0.2"]) == \
+            (exit_codes.CHANGED if is_25_03(programs) else exit_codes.UNHEALTHY)
+        assert "zone ai: route 172.30.10.0/24 via 169.254.100.71 is not on ovn-cluster" in capsys.readouterr().out
+
+
+def test_wait_takes_a_duration(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["status", str(LAB), "--wait", "soon"]) == exit_codes.USAGE
+    assert "--wait: 'soon' is not a duration (e.g. 90s, 5m, 1h30m)" in capsys.readouterr().err
+
+
+def test_an_endpoints_file_with_mistakes_names_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "endpoints.yaml"
+    path.write_text("icDatabase:\n  northbound: --db=evil\n  southbund: unix:/x\n"
+                    "availabilityZones:\n  nowhere: {northbound: 'unix:/a', southbound: 'unix:/b'}\n"
+                    "  hq:\n    northbound: unix:/a\n    southbound: unix:/b\n"
+                    "    members:\n      - {name: n1, northbound: {control: /c, remote: 'unix:/d'}}\n",
+                    encoding="utf-8")
+    assert main(["status", str(LAB), "--endpoints", str(path)]) == exit_codes.INVALID
+    err = capsys.readouterr().err
+    assert f"{path}:2:3: icDatabase.northbound: expected an OVSDB remote" in err
+    assert f"{path}:3:3: icDatabase.southbund: unknown key; expected one of members, northbound, southbound" in err
+    assert f"{path}:10:20: availabilityZones.hq.members[0].northbound: give exactly one of control (a control " \
+           "socket path) or remote (the member's OVSDB remote)" in err
+    positions = [(int(m[1]), int(m[2])) for m in re.finditer(r"endpoints\.yaml:(\d+):(\d+): ", err)]
+    assert len(positions) == 4 and positions == sorted(positions)
+    path.write_text("availabilityZones:\n  nowhere: {northbound: 'unix:/a', southbound: 'unix:/b'}\n", encoding="utf-8")
+    assert main(["status", str(LAB), "--endpoints", str(path)]) == exit_codes.INVALID
+    assert "availabilityZones names nowhere, which the fabric has neither as a zone nor as an OVN deployment" in \
+        capsys.readouterr().err

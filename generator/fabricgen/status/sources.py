@@ -209,8 +209,14 @@ def read_endpoints(path: Path) -> Endpoints:
     reader = _Reader(str(path))
     endpoints = reader.endpoints(doc if doc is not None else {})
     if reader.problems:
-        raise EndpointsError("\n".join(reader.problems))
+        raise EndpointsError("\n".join(sorted(reader.problems, key=_position)))
     return endpoints
+
+
+def _position(problem: str) -> tuple[int, int]:
+    """(line, column) of a `FILE:LINE:COL: ...` problem."""
+    match = re.search(r":(\d+):(\d+): ", problem)
+    return (int(match[1]), int(match[2])) if match else (0, 0)
 
 
 class _Reader:
