@@ -60,3 +60,18 @@ def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
         ("data-plane", "synthetic 3", 3)]
     assert [r["result"] for r in rows] == ["12/12 pairs delivered", "6/6 pairs delivered"] * 2
     assert all(r["peak_mib"] > 0 for r in rows)
+
+
+def test_status_benchmark_runs_live_and_from_a_capture() -> None:
+    """`benchmarks/status.py` on a 3-zone mesh, one run of each row (no timing is checked)."""
+    from fabricgen.live_state.lab.programs import Programs
+
+    if Programs.from_environment().missing():
+        pytest.skip("the OVN programs are not installed (scripts/setup.sh --test)")
+    proc = subprocess.run([sys.executable, "benchmarks/status.py", "--zones", "3", "--runs", "1", "--json",
+                           "--ovn-prefix", str(REPO / ".ovn" / "25.03")],
+                          cwd=REPO, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc["rows"]) == {"live", "capture"}
+    assert all(row["median_s"] > 0 and row["exit"] in (0, 7) for row in doc["rows"].values())
