@@ -57,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from fabricgen.live_state.lab.programs import Programs
     from fabricgen.pipeline import load_text, render
 
-    programs = Programs(args.ovn_prefix.resolve()) if (args.ovn_prefix / "bin").is_dir() else Programs.from_environment()
+    prefix = args.ovn_prefix.resolve()
+    programs = Programs(prefix) if (prefix / "bin").is_dir() else Programs.from_environment()
     if programs.missing():
         print(f"OVN programs missing: {', '.join(programs.missing())}", file=sys.stderr)
         return 2
