@@ -36,11 +36,11 @@ import pytest
 from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.live_state import kube_objects
+from fabricgen.live_state import capture, kube_objects
 from fabricgen.live_state.lab import proof
 from fabricgen.live_state.lab.programs import Programs
 from fabricgen.live_state.lab.sandbox import poll
-from fabricgen.status import capture, live, observe, sources
+from fabricgen.status import live, observe, sources
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 IMPORTS = REPO / "tests" / "data" / "import" / "lab"
@@ -84,14 +84,30 @@ def server_added(obj: Obj, number: int) -> Obj:
 
 
 def cluster_objects(build: Any, zone: str) -> dict[kube_objects.ObjectId, Obj]:
-    """The zone's objects in its cluster: the import capture's where it holds them, else rendered plus
-    what the server adds."""
+    """The zone's objects in its cluster: everything the import capture of the lab holds (seed 000's
+    objects, Kube-OVN's own Subnets, Nodes, Canal's HelmChart), and the rendered objects it lacks
+    plus what the server adds."""
     out = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(live.rendered_objects(build, zone))}
     for path in IMPORTS.glob(f"{zone}.*"):
         for found in kube_objects.read_objects(path.read_text(encoding="utf-8"), path.name):
-            if found.id in out:
-                out[found.id] = found.body
+            out[found.id] = found.body
     return out
+
+
+PLURALS = {v: k for k, v in live.RESOURCES.items()} | {"nodes": ("", "Node"),
+                                                       "helmcharts.helm.cattle.io": ("helm.cattle.io", "HelmChart")}
+
+
+PLURALS_OF = {kind: plural for plural, kind in PLURALS.items()}
+
+
+def as_list(items: Sequence[Obj], *, empty: bool = False) -> str:
+    """What `kubectl get -o json` prints for these objects: for none, an empty List when a kind was
+    listed (`empty`), nothing when named objects were asked for with --ignore-not-found."""
+    if not items and not empty:
+        return ""
+    return json.dumps({"apiVersion": "v1", "items": list(items), "kind": "List", "metadata": {"resourceVersion": ""}},
+                      indent=4) + "\n"
 
 
 RAFT_PORTS = {"OVN_Northbound": 6643, "OVN_Southbound": 6644, "OVN_IC_Northbound": 6647, "OVN_IC_Southbound": 6648}
@@ -109,13 +125,13 @@ def raft_text(member: int, database: str) -> str:
     return text
 
 
-def kubectl_answers(build: Any, ovn: Mapping[str, observe.Observation],
+def kubectl_answers(build: Any, ovn: Mapping[str, capture.Observation],
                     objects: Callable[[str], dict[kube_objects.ObjectId, Obj]]) -> observe.Observer:
     """An observer answering the probes of a kubectl run as kubectl would print the answers."""
 
     class Kubectl:
-        def observe(self, probes: Sequence[observe.Probe]) -> dict[str, observe.Observation]:
-            return {p.key: observe.Observation(p.key, p.argv, 0, answer(p), "") for p in probes}
+        def observe(self, probes: Sequence[observe.Probe]) -> dict[str, capture.Observation]:
+            return {p.key: capture.Observation(p.key, p.argv, 0, answer(p), "") for p in probes}
 
     def answer(probe: observe.Probe) -> str:
         parts = probe.key.split("/")
@@ -126,13 +142,14 @@ def kubectl_answers(build: Any, ovn: Mapping[str, observe.Observation],
             return pods_list(PODS, "ovn-central", ("ovn-nb-leader", "ovn-sb-leader", "ovn-northd-leader"),
                              tuple(f"{parts[1]}-node-{i}" for i in (1, 2, 3)))
         if parts[0] == "zones" and parts[2] == "objects":
-            wanted = [a.split("/", 1) for a in probe.argv[probe.argv.index("json") + 1:]]
             have = objects(parts[1])
-            items = [body for oid, body in have.items()
-                     if [live.RESOURCES[(oid.group, oid.kind)], oid.name] in wanted
-                     and oid.namespace in (parts[3], "")]
-            return "" if not items else json.dumps({"apiVersion": "v1", "items": items, "kind": "List",
-                                                    "metadata": {"resourceVersion": ""}}, indent=4) + "\n"
+            if parts[3] == "list":  # kubectl get --all-namespaces -o json RESOURCE
+                kind = PLURALS[parts[4]]
+                return as_list([body for oid, body in have.items() if (oid.group, oid.kind) == kind], empty=True)
+            namespace = probe.argv[probe.argv.index("-n") + 1]
+            wanted = [tuple(a.split("/", 1)) for a in probe.argv[probe.argv.index("json") + 1:]]
+            return as_list([body for oid, body in have.items() if oid.namespace in (namespace, "")
+                            and (PLURALS_OF.get((oid.group, oid.kind)), oid.name) in wanted])
         if "raft" in parts:
             pods = IC_PODS if parts[0] == "ic" else PODS
             names = {"nb": "OVN_IC_Northbound" if parts[0] == "ic" else "OVN_Northbound",
@@ -144,7 +161,7 @@ def kubectl_answers(build: Any, ovn: Mapping[str, observe.Observation],
 
 
 @pytest.fixture(scope="module")
-def ovn_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, observe.Observation]:
+def ovn_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, capture.Observation]:
     """What the databases of the lab print, read directly (the keys kubectl's reads share)."""
     programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
     if programs.missing():
@@ -161,7 +178,7 @@ def ovn_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, observe.Ob
         return dict(recording.kept)
 
 
-def judged(tmp_path: Path, capsys: pytest.CaptureFixture[str], ovn: Mapping[str, observe.Observation],
+def judged(tmp_path: Path, capsys: pytest.CaptureFixture[str], ovn: Mapping[str, capture.Observation],
            edit: Callable[[str, dict[kube_objects.ObjectId, Obj]], None] = lambda zone, objs: None
            ) -> tuple[int, dict[str, Any], Path]:
     build = build_file(LAB)
@@ -184,7 +201,7 @@ def not_ok(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, str]]:
 
 
 def test_the_lab_through_kubectl_is_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                       ovn_tables: dict[str, observe.Observation]) -> None:
+                                       ovn_tables: dict[str, capture.Observation]) -> None:
     code, doc, where = judged(tmp_path, capsys, ovn_tables)
     problems = not_ok(doc)
     if ovn_tables["ic/sb/show"].argv[0] and "16711682" in ovn_tables["ic/sb/Datapath_Binding"].stdout:
@@ -208,7 +225,7 @@ def test_the_lab_through_kubectl_is_ok(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_objects_that_drifted_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                        ovn_tables: dict[str, observe.Observation]) -> None:
+                                        ovn_tables: dict[str, capture.Observation]) -> None:
     """A Subnet gone, a backbone that SNATs, and a route someone added to the Vpc ovn-cluster."""
     def edit(zone: str, objs: dict[kube_objects.ObjectId, Obj]) -> None:
         if zone == "ai":
@@ -254,3 +271,28 @@ def test_kubectl_with_a_cluster_that_does_not_answer(tmp_path: Path, monkeypatch
     written = "".join(p.read_text(errors="replace") for p in where.rglob("*") if p.is_file())
     for secret in (token, key):
         assert secret not in out + err + written
+
+
+def test_import_adopts_a_status_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        ovn_tables: dict[str, capture.Observation]) -> None:
+    """`fabricgen import --from DIR` takes what `status --capture` wrote through kubectl: the
+    zones' objects, `ovn-ic-sbctl show`, the IC northbound options. The fabric it writes renders
+    the live objects back."""
+    _code, _doc, where = judged(tmp_path, capsys, ovn_tables)
+    target = tmp_path / "repo" / "sites" / "lab" / "fabric.yaml"
+    target.parent.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "repo")  # the fabric named sites/lab/fabric.yaml, as the lab's was
+    code = main(["import", "sites/lab/fabric.yaml", "--from", str(where), "--format", "json"])
+    out, _err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 0, [e["object"] for e in doc["entries"] if e["status"] == "partial"]
+    assert doc["valid"] is True and doc["exact"] is True
+    text = target.read_text(encoding="utf-8")
+    header = " ".join(line.lstrip("# ") for line in text.splitlines() if line.startswith("#"))
+    assert f"fabricgen status --capture {where.as_posix()} (zones hq, ai, edge, dr)" in header
+    for zone in ("hq", "ai", "edge", "dr"):
+        assert re.search(rf"^  - name: {zone}\b", text, re.MULTILINE)
+    assert re.search(r"^    transitAddress: \"169\.254\.100\.71\"", text, re.MULTILINE)
+    assert main(["import", str(tmp_path / "again.yaml"), "--from", str(where), "--show", "x"]) == exit_codes.USAGE
+    assert "give --from DIR, or --cluster and --show, not both" in capsys.readouterr().err

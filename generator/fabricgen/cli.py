@@ -135,10 +135,12 @@ def _parser() -> argparse.ArgumentParser:
     p = _add_command_with_exit_codes(
         sub, "import", "write a new fabric.yaml from a running fabric, and prove the round trip (exit 3 if not exact)")
     p.add_argument("fabric", type=Path, metavar="FABRIC", help="the fabric to write; it must not exist")
-    p.add_argument("--cluster", dest="clusters", action="append", default=[], required=True, metavar="NAME=FILE",
+    p.add_argument("--cluster", dest="clusters", action="append", default=[], metavar="NAME=FILE",
                    help="a cluster's `kubectl get ... -o yaml` (or -o json) output; repeat per cluster and per file")
-    p.add_argument("--show", type=Path, required=True, metavar="FILE",
+    p.add_argument("--show", type=Path, default=None, metavar="FILE",
                    help="the output of `ovn-ic-sbctl show` (the transit addresses and gateways)")
+    p.add_argument("--from", dest="capture", type=Path, default=None, metavar="DIR",
+                   help="a capture of `fabricgen status --capture` instead of --cluster, --show and --ic-nb-options")
     p.add_argument("--ic-nb-options", dest="ic_nb", type=Path, default=None, metavar="FILE",
                    help="the output of `ovn-ic-nbctl get IC_NB_Global . options` (vxlan_mode)")
     p.add_argument("--site", default=None, help="metadata.name (default: the fabric's directory name)")
@@ -214,7 +216,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import import_
 
         return import_.run(fabric=args.fabric, clusters=args.clusters, show=args.show, ic_nb=args.ic_nb,
-                           site=args.site, fmt=args.fmt)
+                           site=args.site, fmt=args.fmt, capture=args.capture)
     if args.command == "schema":
         from fabricgen.commands import schema
 

@@ -8,10 +8,11 @@ readers produce it:
   the output of `kubectl --context CLUSTER get ... -o yaml` (or `-o json`; a List, or several
   documents), and one `ovn-ic-sbctl show` (and `ovn-ic-nbctl get IC_NB_Global . options`);
 - `from_texts`, which `read_kubectl` calls once it has read the files: the format-independent
-  part. A reader of another capture format (the directory `fabricgen status --capture`
-  writes) finds the same texts in it (each `kubectl get -o json|yaml` output per cluster, the
-  `ovn-ic-sbctl show` output, the options) and calls `from_texts`; every check below applies
-  to it unchanged.
+  part;
+- `from_status_capture`: the directory `fabricgen status --capture` writes (`live_state.capture`),
+  whose zones' `kubectl get -o json` outputs, `ovn-ic-sbctl show` output and IC northbound
+  options it passes to `from_texts`; every check below applies to it unchanged, but that
+  objects of kinds import does not read, which status reads for its own checks, are left out.
 
 Refused, with every problem named at once and nothing written: a file that cannot be read, is
 not UTF-8 or not kubectl output (`kube_objects.KubeInputError`), an object of a kind import
@@ -21,12 +22,14 @@ show capture that is not `ovn-ic-sbctl show` output or lists no availability zon
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from fabricgen.errors import FabricgenError
-from fabricgen.live_state import icnb_options, icsb_show
+from fabricgen.live_state import capture as status_capture
+from fabricgen.live_state import icnb_options, icsb_show, ovsdb_rows
 from fabricgen.live_state import kube_objects as ko
 from fabricgen.regular_file import NotRegularError, TooLargeError, read_regular
 from fabricgen.source.provenance import printable
@@ -95,7 +98,7 @@ def kind_problem(obj: ko.LiveObject) -> str | None:
 
 def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: tuple[str, str] | None,
                ic_nb: tuple[str, str] | None = None, *, reader: str = "kubectl",
-               problems: Sequence[str] = ()) -> LiveInput:
+               problems: Sequence[str] = (), other_kinds: bool = False) -> LiveInput:
     """The format-independent reader: per cluster (name, [(capture name, text)]), the show capture
     (name, text) and the options capture. Every problem is collected (after `problems`, found
     while reading) before one error is raised; `show` is None only when it could not be read."""
@@ -118,6 +121,8 @@ def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: 
             except ko.KubeInputError as exc:
                 problems.append(str(exc))
                 continue
+            if other_kinds:  # left out, not refused
+                read = [o for o in read if kind_problem(o) is None]
             problems += [p for p in map(kind_problem, read) if p]
             objects += read
         try:
@@ -147,6 +152,53 @@ def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: 
     if problems or parsed is None:
         raise ImportInputError(problems)
     return LiveInput(tuple(done), parsed, show_name, options, None if ic_nb is None else printable(ic_nb[0]), reader)
+
+
+def from_status_capture(directory: Path) -> LiveInput:
+    """`fabricgen import --from DIR`: a capture of `fabricgen status --capture`, its zones as the
+    clusters (each zone's object reads; a kind the cluster has no CRD for is simply absent)."""
+    try:
+        observations, header = status_capture.read(directory)
+    except status_capture.CaptureError as exc:
+        raise ImportInputError([str(exc)]) from None
+    name = printable(directory.as_posix())
+    problems: list[str] = []
+    clusters: dict[str, list[tuple[str, str]]] = {}
+    for key, obs in observations.items():
+        parts = key.split("/")
+        if parts[0] != "zones" or len(parts) < 4 or parts[2] != "objects":
+            continue
+        if not obs.ok and "doesn't have a resource type" not in obs.stderr:
+            problems.append(f"{name}: zone {parts[1]}'s objects were not captured ({key}: {obs.failure()}); "
+                            "capture again where kubectl reaches the cluster")
+        else:
+            texts = clusters.setdefault(parts[1], [])
+            if obs.ok and obs.stdout.strip():  # --ignore-not-found prints nothing when nothing was found
+                texts.append((f"{name}/{key}", obs.stdout))
+    show = observations.get("ic/sb/show")
+    if show is None or not show.ok:
+        problems.append(f"{name}: holds no `ovn-ic-sbctl show` output (ic/sb/show)"
+                        + (f": {show.failure()}" if show is not None else ""))
+    options = _options_text(observations.get("ic/nb/IC_NB_Global"), name, problems)
+    if not clusters:
+        problems.append(f"{name}: holds no zone's objects: it was captured from no zone through kubectl "
+                        f"(site {header['site']!r})")
+    return from_texts(list(clusters.items()), (f"{name}/ic/sb/show", show.stdout) if show and show.ok else None,
+                      options, reader="status capture", problems=problems, other_kinds=True)
+
+
+def _options_text(obs: status_capture.Observation | None, name: str, problems: list[str]) -> tuple[str, str] | None:
+    """The IC northbound options of the capture's `IC_NB_Global` row, as `ovn-ic-nbctl get` prints them."""
+    if obs is None or not obs.ok:
+        return None
+    try:
+        found = ovsdb_rows.rows(obs.stdout, f"{name}/ic/nb/IC_NB_Global")
+    except ovsdb_rows.RowsError as exc:
+        problems.append(str(exc))
+        return None
+    options = ovsdb_rows.as_map(found[0].get("options", {})) if found else {}
+    text = "{" + ", ".join(f"{k}={json.dumps(str(v))}" for k, v in sorted(options.items())) + "}"
+    return f"{name}/ic/nb/IC_NB_Global", text
 
 
 def read_text(path: Path, limit: int = ko.MAX_BYTES) -> str:

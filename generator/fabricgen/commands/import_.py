@@ -1,4 +1,5 @@
-"""`fabricgen import FABRIC --cluster NAME=FILE... --show FILE`: a fabric.yaml from a running fabric.
+"""`fabricgen import FABRIC --cluster NAME=FILE... --show FILE` (or `--from DIR`, a status
+capture): a fabric.yaml from a running fabric.
 
 Reads the captures (`fabricgen.adopt.inputs`), maps them to a fabric (`adopt.mapping`), writes
 it as a new file with the schema modeline (never over an existing one: `output.new_file`),
@@ -63,22 +64,32 @@ def schema_path(fabric: Path) -> tuple[str, Path]:
     return Path(os.path.relpath(schema, directory)).as_posix(), schema
 
 
-def run(*, fabric: Path, clusters: Sequence[str], show: Path, ic_nb: Path | None, site: str | None,
-        fmt: str) -> int:
+def run(*, fabric: Path, clusters: Sequence[str], show: Path | None, ic_nb: Path | None, site: str | None,
+        fmt: str, capture: Path | None = None) -> int:
     from fabricgen import report
     from fabricgen.adopt import document, inputs, mapping, proof, summary
     from fabricgen.output.new_file import exists, write_new
     from fabricgen.source.reader import display_name, parse
     from fabricgen.validation.validator import validate
 
+    if capture is not None and (clusters or show is not None or ic_nb is not None):
+        raise ImportUsageError("give --from DIR, or --cluster and --show, not both")
+    if capture is None and (not clusters or show is None):
+        raise ImportUsageError("give each cluster's captures (--cluster NAME=FILE) and --show FILE, or --from DIR "
+                               "(a capture of `fabricgen status --capture`)")
     groups = clusters_of(clusters)
     name = site_of(fabric, site)
     if exists(fabric):
         raise FabricgenError(f"{fabric} exists; import writes only a new file: give another path (nothing written)")
-    live = inputs.read_kubectl(groups, show, ic_nb)
+    if capture is not None:
+        live = inputs.from_status_capture(capture)
+    else:
+        assert show is not None
+        live = inputs.read_kubectl(groups, show, ic_nb)
     imported = mapping.build(live, name)
     modeline, schema = schema_path(fabric)
-    sources = [f"cluster {c.name} ({', '.join(c.sources)})" for c in live.clusters]
+    sources = [f"cluster {c.name} ({', '.join(c.sources)})" for c in live.clusters] if capture is None else \
+        [f"fabricgen status --capture {capture.as_posix()} (zones {', '.join(c.name for c in live.clusters)})"]
     sources.append(f"ovn-ic-sbctl show ({live.show_name})")
     if live.ic_nb_name is not None:
         sources.append(f"IC northbound options ({live.ic_nb_name})")

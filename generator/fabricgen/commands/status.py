@@ -38,9 +38,9 @@ def duration(text: str) -> int:
 def run(*, fabric: Path, endpoints: Path | None, capture: Path | None, source: Path | None, fmt: str,
         wait: str | None, interval: float, problems_only: bool) -> int:
     from fabricgen import report as diagnostics_report
+    from fabricgen.live_state import capture as captures
     from fabricgen.pipeline import build as build_fabric
     from fabricgen.source.reader import display_name
-    from fabricgen.status import capture as captures
     from fabricgen.status import judge, live, observe, report, sources
 
     if capture is not None and source is not None:

@@ -45,6 +45,12 @@ def pods(access: Kubectl, app: str) -> list[str]:
     return kubectl(access, "get", "pods", "-l", f"app={app}", "-o", "json")
 
 
+def every(access: Kubectl, resource: str) -> list[str]:
+    """`kubectl get -A -o json RESOURCE`: every object of a kind, in every namespace."""
+    return ["kubectl", "--context", access.context, f"--request-timeout={TIMEOUT}s", "get", "--all-namespaces",
+            "-o", "json", resource]
+
+
 def objects(access: Kubectl, namespace: str, resources: Sequence[str]) -> list[str]:
     """`kubectl get -o json` of named objects (`TYPE/NAME`) in one namespace (cluster-scoped
     kinds ignore it); those that do not exist are simply not printed."""

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from fabricgen.errors import FabricgenError
 from fabricgen.live_state.checks import DRIFT, OK, UNHEALTHY, UNREACHABLE, Check
 from fabricgen.live_state.icsb_show import IcSbShow
+from fabricgen.live_state.ovsdb_rows import as_list, as_map
 from fabricgen.model import Fabric
 from fabricgen.status.expected import AzIntent
 from fabricgen.status.live import AzLive, IcLive
-from fabricgen.status.ovsdb_rows import as_list, as_map
 
 VXLAN_KEYS = range(1025, 4096)  # OVN_MIN_DP_VXLAN_KEY_GLOBAL .. OVN_MAX_DP_VXLAN_KEY_GLOBAL
 SUBJECT = "IC database"

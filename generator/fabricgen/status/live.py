@@ -16,11 +16,12 @@ from typing import Any
 
 from fabricgen.errors import FabricgenError
 from fabricgen.live_state import icsb_show, kube_objects
+from fabricgen.live_state.capture import Observation
 from fabricgen.live_state.kube_objects import LiveObject, ObjectId
+from fabricgen.live_state.ovsdb_rows import Row, RowsError, rows
 from fabricgen.pipeline import Build
 from fabricgen.status import commands as cmd
-from fabricgen.status.observe import Observation, Observer, Probe
-from fabricgen.status.ovsdb_rows import Row, RowsError, rows
+from fabricgen.status.observe import Observer, Probe
 from fabricgen.status.sources import (
     DATABASES,
     KUBE_SYSTEM,
@@ -186,8 +187,11 @@ def _first_round(build: Build, az: AzSource, sources: Sources) -> list[Probe]:
             [p for db in DATABASES for p in _tables(az, db, None, sources.ssl)]
         return probes + _member_probes(_key(az, "raft"), az.members, "zone", sources)
     probes = [Probe(_key(az, "pods", cmd.OVN_CENTRAL), tuple(cmd.pods(az.access, cmd.OVN_CENTRAL)))]
-    for namespace, resources in _resources(build, az.name).items():
-        probes.append(Probe(_key(az, "objects", namespace), tuple(cmd.objects(az.access, namespace, resources))))
+    for resource in LISTED:
+        probes.append(Probe(_key(az, "objects", "list", resource), tuple(cmd.every(az.access, resource))))
+    for namespace, names in _named(build, az.name).items():
+        probes.append(Probe(_key(az, "objects", "named", namespace), tuple(cmd.objects(az.access, namespace, names))))
+    probes.append(Probe(_key(az, "objects", "named", "canal"), tuple(cmd.objects(az.access, KUBE_SYSTEM, [CANAL]))))
     return probes
 
 
@@ -300,41 +304,65 @@ RESOURCES: dict[tuple[str, str], str] = {
 }
 
 
+# Read whole (every object, every namespace): the kinds `fabricgen import` reads, so that a status
+# capture is an import's input (adopt.inputs.KINDS), and Nodes (the IC database members' names).
+LISTED = ("configurations.kubeovn.io", "vpcs.kubeovn.io", "subnets.kubeovn.io",
+          "network-attachment-definitions.k8s.cni.cncf.io", "provider-networks.kubeovn.io", "vlans.kubeovn.io",
+          "vpc-nat-gateways.kubeovn.io", "iptables-eips.kubeovn.io", "iptables-snat-rules.kubeovn.io",
+          "iptables-dnat-rules.kubeovn.io", "nodes")
+NAMED = ("configmaps/ovn-ic-config", "configmaps/ovn-vpc-nat-gw-config")  # in kube-system
+CANAL = "helmcharts.helm.cattle.io/rke2-canal"  # RKE2's Canal, for its pod range; absent elsewhere
+
+
 def rendered_objects(build: Build, directory: str) -> list[dict[str, Any]]:
     """Every Kubernetes object rendered for one cluster directory, wherever in it."""
     return [obj for d in build.manifests if d == directory or d.startswith(directory + "/")
             for obj in build.objects(d)]
 
 
-def _resources(build: Build, zone: str) -> dict[str, list[str]]:
-    """`TYPE/NAME` of the zone's rendered objects, per namespace; cluster-scoped ones go with
-    the first namespace (`-n` does not apply to them)."""
-    namespaced: dict[str, list[str]] = {}
+def _named(build: Build, zone: str) -> dict[str, list[str]]:
+    """`TYPE/NAME` of the objects read by name, per namespace: the zone's rendered objects of the
+    kinds not read whole (`LISTED`), and the ConfigMaps `import` reads; cluster-scoped ones go
+    with the first namespace (`-n` does not apply to them)."""
+    namespaced: dict[str, list[str]] = {KUBE_SYSTEM: list(NAMED)}
     cluster: list[str] = []
     for obj in rendered_objects(build, zone):
         oid = kube_objects.identify(obj)
         resource = RESOURCES.get((oid.group, oid.kind))
         if resource is None:
             raise LiveError(f"zone {zone}: no API resource known for {oid.kind} ({oid.group or 'core'})")
+        if resource in LISTED:
+            continue
         name = f"{resource}/{oid.name}"
         (namespaced.setdefault(oid.namespace, []) if oid.namespace else cluster).append(name)
-    if not namespaced:
-        namespaced[KUBE_SYSTEM] = []
     first = sorted(namespaced)[0]
     namespaced[first] = cluster + namespaced[first]
     return {ns: sorted(set(names), key=names.index) for ns, names in sorted(namespaced.items()) if names}
 
 
+def _absent_kind(obs: Observation) -> bool:
+    """kubectl's answer for a kind whose CRD the cluster does not have: none of it exists."""
+    return not obs.ok and "doesn't have a resource type" in obs.stderr
+
+
+def object_observations(build: Build, az: AzSource) -> list[str]:
+    """The keys of the zone's object reads (also what `import --from` reads of a capture)."""
+    return [*(_key(az, "objects", "list", r) for r in LISTED),
+            *(_key(az, "objects", "named", ns) for ns in _named(build, az.name)), _key(az, "objects", "named", "canal")]
+
+
 def _objects(build: Build, az: AzSource, seen: Mapping[str, Observation]) -> tuple[dict[ObjectId, LiveObject] | None,
                                                                                       str | None]:
     found: list[LiveObject] = []
-    for namespace in _resources(build, az.name):
-        obs = seen[_key(az, "objects", namespace)]
+    for key in object_observations(build, az):
+        obs = seen[key]
+        if _absent_kind(obs):
+            continue
         if not obs.ok:
             return None, obs.failure()
         if obs.stdout.strip():
             try:
-                found += kube_objects.read_objects(obs.stdout, f"{az.subject}: kubectl get -n {namespace}")
+                found += kube_objects.read_objects(obs.stdout, f"{az.subject}: {key}")
             except FabricgenError as exc:
                 return None, str(exc)
     try:

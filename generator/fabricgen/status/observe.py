@@ -23,36 +23,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from fabricgen.live_state.capture import NOT_RUN, Observation
+
 WORKERS = 8
 DEADLINE = 90  # seconds: past the tools' own timeouts (commands.TIMEOUT), a process is ended
-NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at the deadline
 
 
 @dataclass(frozen=True)
 class Probe:
     key: str
     argv: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Observation:
-    key: str
-    argv: tuple[str, ...]
-    exit: int
-    stdout: str
-    stderr: str
-
-    @property
-    def ok(self) -> bool:
-        return self.exit == 0
-
-    def failure(self) -> str:
-        """Why the command gave nothing to judge, in one line."""
-        said = " ".join((self.stderr.strip() or self.stdout.strip()).split())
-        said = said if len(said) <= 300 else said[:297] + "..."
-        how = "could not be run" if self.exit == NOT_RUN else f"exited {self.exit}"
-        command = " ".join(self.argv[:6]) + (" ..." if len(self.argv) > 6 else "")
-        return f"`{command}` {how}" + (f": {said}" if said else "")
 
 
 class Observer(Protocol):

@@ -23,9 +23,9 @@ import shlex
 from collections.abc import Mapping, Sequence
 
 from fabricgen.live_state.checks import DRIFT, OK, UNREACHABLE, Check
+from fabricgen.live_state.ovsdb_rows import Row, as_list, as_map
 from fabricgen.status.expected import AzIntent, Policy, StaticRoute, prefix
 from fabricgen.status.live import AzLive
-from fabricgen.status.ovsdb_rows import Row, as_list, as_map
 
 VENDOR = "kube-ovn"
 DEFAULT_ROUTES = {"0.0.0.0/0", "::/0"}

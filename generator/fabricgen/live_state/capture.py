@@ -1,4 +1,5 @@
-"""A capture directory: every raw output `fabricgen status` read, with the command that printed it.
+"""A capture directory: every raw output `fabricgen status` read, with the command that printed it
+(an `Observation` each). `fabricgen status --from` judges one; `fabricgen import --from` adopts one.
 
     DIR/capture.json          {"format": "fabricgen-status-capture/1", "site": ..., "fabric": ...,
                                "fabricgen": VERSION, "observations": [
@@ -22,13 +23,14 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from fabricgen import __version__
 from fabricgen.errors import FabricgenError
 from fabricgen.regular_file import read_regular
-from fabricgen.status.observe import Observation
 
+NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at its deadline
 FORMAT = "fabricgen-status-capture/1"
 INDEX = "capture.json"
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -37,6 +39,28 @@ _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]*")
 
 class CaptureError(FabricgenError):
     """The capture cannot be written or read; the message says which file and why."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    key: str
+    argv: tuple[str, ...]
+    exit: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit == 0
+
+    def failure(self) -> str:
+        """Why the command gave nothing to judge, in one line."""
+        said = " ".join((self.stderr.strip() or self.stdout.strip()).split())
+        said = said if len(said) <= 300 else said[:297] + "..."
+        how = "could not be run" if self.exit == NOT_RUN else f"exited {self.exit}"
+        command = " ".join(self.argv[:6]) + (" ..." if len(self.argv) > 6 else "")
+        return f"`{command}` {how}" + (f": {said}" if said else "")
+
 
 
 def key_path(key: str) -> PurePosixPath:
