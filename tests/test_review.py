@@ -350,8 +350,27 @@ def test_the_limit_holds_whatever_the_change() -> None:
     long = tuple(semantic_diff.Caution((c.zone,), "y" * 5000) for c in items[:30])
     out = semantic_diff.markdown(semantic_diff.Review(items, long), "t")
     assert len(out) <= COMMENT_LIMIT
-    assert "| ... |" in out or all(f"`{c.zone}`" in out for c in items)
+    named = [c.zone for c in items if f"`{c.zone}`" in out]
+    assert named == [c.zone for c in items[:len(named)]] and len(named) > 800  # as many as a comment holds
+    assert f"| ... | {3000 - len(named)} more zone(s): run `fabricgen diff` locally for all of it" in out
     assert out.count("> **Caution** ") == 30 and "(cut: run `fabricgen diff` locally for all of it)" in out
+
+
+def test_every_zone_keeps_its_row_before_cautions_are_cut() -> None:
+    """500 zones, each with other counts (no row to share), 40-character names, and thirty long
+    cautions: the table names every zone; the cautions give way."""
+    def changes(i: int) -> list[semantic_diff.Change]:  # i % 23 + 1 modified, i // 23 + 1 added: unique counts
+        zone = f"zone-{'x' * 30}-{i:04d}"
+        return [semantic_diff.Change(zone, f"Vpc: m{j}", "modified", "-a\n+b\n") for j in range(i % 23 + 1)] + \
+            [semantic_diff.Change(zone, f"Vpc: a{j}", "added", "+b\n") for j in range(i // 23 + 1)]
+
+    items = tuple(c for i in range(500) for c in changes(i))
+    long = tuple(semantic_diff.Caution((items[0].zone,), "y" * 5000) for _ in range(30))
+    out = semantic_diff.markdown(semantic_diff.Review(items, long), "t")
+    assert len(out) <= COMMENT_LIMIT
+    assert all(f"| `zone-{'x' * 30}-{i:04d}` |" in out for i in range(500))
+    assert "| ... |" not in out
+    assert out.count("> **Caution** ") == 30
 
 
 @settings(max_examples=30, deadline=None)

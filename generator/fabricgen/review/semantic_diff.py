@@ -31,6 +31,7 @@ from fabricgen.pipeline import Build
 from fabricgen.serialise.manifest_yaml import dump
 
 COMMENT_LIMIT = 65536  # GitHub rejects comments over 65,536 characters
+CAUTION_FLOOR = 400  # characters each caution keeps however long the table is
 STATUSES = ("added", "modified", "deleted", "kept", "orphaned")
 IC_CONFIG = "ConfigMap: kube-system/ovn-ic-config"
 IC_DB_SCRIPT = "ConfigMap: kube-system/fabricgen-ic-db-setup"
@@ -398,25 +399,40 @@ _CUT_NOTE = "run `fabricgen diff` locally for all of it"
 
 def _table(result: Review, room: int) -> list[str]:
     """The per-zone table: a row per zone; when that is longer than `room`, zones with the same
-    counts share a row (each zone still named once); past that, the rows that fit and a count
-    of the rest."""
+    counts share a row (each zone still named once); past that, the zones that fit and a count
+    of the rest (only when the names alone overflow a comment: about 900 zones of 63 characters)."""
     zones = result.zones()
     counts = {z: _counts([c for c in result.changes if c.zone == z]) for z in zones}
     top = ["| zone | changes |", "| --- | --- |"]
-    rows = [f"| `{z or '.'}` | {counts[z]} |" for z in zones]
-    if _size(top + rows) > room:
+    groups: list[tuple[list[str], str]] = [([f"`{z or '.'}`"], counts[z]) for z in zones]
+    if _size(top + [_row(g) for g in groups]) > room:
         shared: dict[str, list[str]] = {}
         for z in zones:
             shared.setdefault(counts[z], []).append(f"`{z or '.'}`")
-        rows = [f"| {', '.join(names)} | {text} |" for text, names in shared.items()]
-    out = list(top)
-    for n, row in enumerate(rows):
-        tail = f"| ... | {len(rows) - n} more rows: {_CUT_NOTE} |"
-        if _size([*out, row, tail]) > room:
-            out.append(tail)
-            break
-        out.append(row)
+        groups = [(names, text) for text, names in shared.items()]
+    out, named = list(top), 0
+    for names, text in groups:
+        left = len(zones) - named
+        tail = f"| ... | {left} more zone(s): {_CUT_NOTE} (`--format json` lists them) |"
+        if _size([*out, _row((names, text)), tail]) <= room:
+            out.append(_row((names, text)))
+            named += len(names)
+            continue
+        fits = names[:0]
+        for name in names:  # as many of this row's zones as fit, then the count of the rest
+            if _size([*out, _row(([*fits, name], text)), tail]) > room:
+                break
+            fits.append(name)
+        if fits:
+            out.append(_row((fits, text)))
+            named += len(fits)
+        out.append(f"| ... | {len(zones) - named} more zone(s): {_CUT_NOTE} (`--format json` lists them) |")
+        break
     return [*out, ""]
+
+
+def _row(group: tuple[list[str], str]) -> str:
+    return f"| {', '.join(group[0])} | {group[1]} |"
 
 
 def _size(lines: Sequence[str]) -> int:
@@ -439,14 +455,17 @@ def _caution_lines(cautions: Sequence[Caution], room: int) -> list[str]:
 def markdown(result: Review, title: str, extra: Sequence[str] = ()) -> str:
     """The comment: summary, cautions, the per-zone table, `extra` sections (topology, lab), then the
     object diffs, as many as fit. It never exceeds GitHub's limit, whatever the change: every zone
-    keeps its row in the table (zones with the same counts share one when there are many), every
-    caution keeps at least its start, and what does not fit is listed or counted."""
+    keeps its row in the table (zones with the same counts share one when there are many) as long as
+    the zones' names fit one comment, before any caution is cut below CAUTION_FLOOR; every caution
+    keeps at least its start; what does not fit is listed or counted."""
     items = result.changes
     lines = [f"## {title}", "", f"Summary: {_counts(items)}", ""]
     if not items:
         return "\n".join(lines)
     reserve = 2000  # for the note on what was left out and the start of the listing
-    table = _table(result, (COMMENT_LIMIT - reserve - _size(lines)) // 2)
+    # The table comes first: cautions keep at least the start of each, object diffs what is left.
+    floor = sum(min(len(c.line()) + 20, CAUTION_FLOOR) for c in result.cautions)
+    table = _table(result, COMMENT_LIMIT - reserve - _size(lines) - floor)
     lines += _caution_lines(result.cautions, COMMENT_LIMIT - reserve - _size(lines) - _size(table))
     lines += table
     zones = result.zones()
