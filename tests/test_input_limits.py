@@ -214,3 +214,32 @@ def test_the_krm_function_reports_a_fabric_that_is_not_utf8_as_validate_does(tmp
     assert (result.returncode, validate.returncode) == (1, 1)
     assert "is not UTF-8; save the file as UTF-8 [FG000]" in result.stdout
     assert validate.stderr.splitlines()[0] in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["directory", "symlink"])
+def test_diff_refuses_a_directory_or_link_where_the_fabric_was(tmp_path: Path, kind: str) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+                       check=True, capture_output=True)
+
+    git("init", "-q")
+    if kind == "directory":
+        (repo / "fabric.yaml").mkdir()
+        (repo / "fabric.yaml" / "x").write_text("x\n")
+    else:
+        (repo / "elsewhere.yaml").write_bytes(LAB.read_bytes())
+        (repo / "fabric.yaml").symlink_to("elsewhere.yaml")
+    git("add", "-A")
+    git("commit", "-qm", f"a {kind} where the fabric will be")
+    git("rm", "-rq", "fabric.yaml")
+    (repo / "fabric.yaml").write_bytes(LAB.read_bytes())
+    git("add", "fabric.yaml")
+    git("commit", "-qm", "the fabric")
+    result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", "--no-verify", cwd=repo)
+    assert result.returncode == 2, result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    what = "a directory" if kind == "directory" else "a symbolic link"
+    assert result.stderr.startswith(f"fabricgen: error: fabric.yaml at HEAD~1 is {what}"), result.stderr

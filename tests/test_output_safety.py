@@ -186,3 +186,27 @@ def test_a_swap_that_cannot_be_undone_reports_every_written_site(tmp_path: Path,
     assert "changed  lab/hq/stage-2/backbone.yaml" in err
     assert "these sites were written and could not be restored: lab" in err
     assert "172.30.11." in (out / "lab" / "hq" / "stage-2" / "backbone.yaml").read_text()
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and shutil.which("setpriv") is None,
+                    reason="dropping root's capabilities needs setpriv (util-linux)")
+def test_a_site_directory_that_cannot_be_written_writes_no_site(tmp_path: Path) -> None:
+    """The issue's case as a user meets it: the second fabric's site directory exists and the
+    user may not write in it (run without the capabilities that override permissions). Neither
+    site is written; the first is not left written and unlisted."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tenants").mkdir()
+    (out / "tenants").chmod(0o555)
+    command = [sys.executable, "-m", "fabricgen", "render", "-o", str(out), LAB, TENANTS]
+    if os.geteuid() == 0:
+        command = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search,-fowner,-chown",
+                   "--", *command]
+    try:
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
+    finally:
+        (out / "tenants").chmod(0o755)
+    assert done.returncode == 1, done.stderr
+    assert "tenants" in done.stderr and "nothing written" in done.stderr and "Traceback" not in done.stderr
+    assert not (out / "lab").exists()
+    assert sorted(p.name for p in out.iterdir()) == ["tenants"] and list((out / "tenants").iterdir()) == []

@@ -68,7 +68,7 @@ ALLOW_PRIORITY = 31000
 DEFAULTS = {"podCIDR": "10.54.0.0/16", "joinCIDR": "100.64.0.0/16", "serviceCIDR": "10.55.0.0/16"}
 _LABEL = re.compile(DNS_LABEL)
 _SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
-_DNS_OPTION = re.compile(r"^dns_server=\{([0-9.;]+)\}$")
+_DNS_OPTION = re.compile(r"dns_server=\{([0-9.;]+)\}")  # matched whole (fullmatch)
 
 
 class NothingToImport(FabricgenError):
@@ -791,7 +791,7 @@ class _Mapper:
             doc.add("natOutgoing", True)
         options = spec.get("dhcpV4Options")
         if options:
-            match = _DNS_OPTION.match(str(options))
+            match = _DNS_OPTION.fullmatch(str(options))
             servers = [s for s in match.group(1).split(";") if _address(s)] if match else []
             if servers:
                 doc.add("dnsServers", cy.Seq([cy.Item(s) for s in servers], flow=True))
