@@ -179,30 +179,6 @@ def test_diff_takes_what_git_takes(tmp_path: Path) -> None:
         assert result.returncode in (0, 3) and "internal error" not in result.stderr, (base, result.stderr)
 
 
-def test_diff_refuses_a_gitlink_where_the_fabric_was(tmp_path: Path) -> None:
-    inner = tmp_path / "inner"
-    inner.mkdir()
-    committed(inner, LAB.read_bytes())
-    repo = tmp_path / "repo"
-    repo.mkdir()
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-                        "-c", "protocol.file.allow=always", *args], check=True, capture_output=True)
-
-    git("init", "-q")
-    git("submodule", "add", "-q", str(inner), "fabric.yaml")
-    git("commit", "-qm", "a submodule where the fabric will be")
-    git("rm", "-q", "fabric.yaml")
-    (repo / "fabric.yaml").write_bytes(LAB.read_bytes())
-    git("add", "fabric.yaml")
-    git("commit", "-qm", "the fabric")
-    result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", "--no-verify", cwd=repo)
-    assert result.returncode == 2, result.stderr
-    assert result.stderr == ("fabricgen: error: fabric.yaml at HEAD~1 is a submodule (gitlink), not a fabric file; "
-                             "compare against a revision where it is one\n")
-
-
 def test_the_krm_function_reports_a_fabric_that_is_not_utf8_as_validate_does(tmp_path: Path) -> None:
     fabric = tmp_path / "fabric.yaml"
     fabric.write_bytes(LAB.read_bytes().replace(b"# ", b"# caf\xe9 ", 1))
@@ -216,17 +192,24 @@ def test_the_krm_function_reports_a_fabric_that_is_not_utf8_as_validate_does(tmp
     assert validate.stderr.splitlines()[0] in result.stderr
 
 
-@pytest.mark.parametrize("kind", ["directory", "symlink"])
-def test_diff_refuses_a_directory_or_link_where_the_fabric_was(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize("kind", ["submodule", "directory", "symlink"])
+def test_diff_refuses_what_is_no_fabric_file_where_the_fabric_was(tmp_path: Path, kind: str) -> None:
+    """A gitlink, a directory or a symbolic link at the fabric's path in the base revision is a
+    usage error that names it, never an internal error."""
     repo = tmp_path / "repo"
     repo.mkdir()
 
     def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-                       check=True, capture_output=True)
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                        "-c", "protocol.file.allow=always", *args], check=True, capture_output=True)
 
     git("init", "-q")
-    if kind == "directory":
+    if kind == "submodule":
+        inner = tmp_path / "inner"
+        inner.mkdir()
+        committed(inner, LAB.read_bytes())
+        git("submodule", "add", "-q", str(inner), "fabric.yaml")
+    elif kind == "directory":
         (repo / "fabric.yaml").mkdir()
         (repo / "fabric.yaml" / "x").write_text("x\n")
     else:
@@ -241,5 +224,8 @@ def test_diff_refuses_a_directory_or_link_where_the_fabric_was(tmp_path: Path, k
     result = fabricgen("diff", "fabric.yaml", "--base", "HEAD~1", "--no-verify", cwd=repo)
     assert result.returncode == 2, result.stderr
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
-    what = "a directory" if kind == "directory" else "a symbolic link"
+    what = {"submodule": "a submodule (gitlink)", "directory": "a directory", "symlink": "a symbolic link"}[kind]
     assert result.stderr.startswith(f"fabricgen: error: fabric.yaml at HEAD~1 is {what}"), result.stderr
+    if kind == "submodule":
+        assert result.stderr == ("fabricgen: error: fabric.yaml at HEAD~1 is a submodule (gitlink), not a fabric "
+                                 "file; compare against a revision where it is one\n")
