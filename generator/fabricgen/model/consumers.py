@@ -73,6 +73,7 @@ class KubernetesCluster(ConsumerBase):
     host_prefix: int = Field(default=23, ge=8, le=30)
     """Per-node pod subnet size."""
     service_cidr: Network = Field(default=Network("172.30.0.0/16"), alias="serviceCIDR")
+    """Kubernetes service range (`service-cidrs`)."""
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)
     """`[gateway] interface`; defaults to the interface holding the default route."""

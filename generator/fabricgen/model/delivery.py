@@ -35,7 +35,7 @@ class Delivery(Section):
     that keep these in sync with the fabric."""
 
     repo_url: GitURL = Field(alias="repoURL")
-    """The fabric repository, as Argo CD and Flux clone it."""
+    """The fabric repository, as Argo CD and Flux clone it (https://, http:// or ssh://)."""
     branch: Branch = "main"
     """The branch both tools follow (`targetRevision`, `ref.branch`)."""
     rendered_path: PathName = "rendered"
@@ -43,13 +43,15 @@ class Delivery(Section):
     fabric_path: Annotated[str, Field(pattern=PLAIN_PATH, max_length=1024)] | None = None
     """Directory of this fabric.yaml relative to the repository root (the Argo CD Application's
     source path). Default: taken from the fabric path given to `fabricgen render` when it is
-    relative to the repository root, else `sites/<site>`."""
+    relative to the repository root, else `sites/<site>`; a directory whose name is not a plain
+    path is refused rather than guessed."""
     argocd_source: Literal["rendered", "plugin"] = "rendered"
     """What each zone's Argo CD Application syncs. `rendered`: the committed
     `<renderedPath>/<site>/<zone>` directory as a plain kustomize directory (Argo CD 2.7 or
     later, whose kustomize 5 reads `sortOptions`), the bytes reviewers saw and CI compared;
     no sidecar. `plugin`: the fabricgen config-management plugin renders the zone from the
-    fabric at the synced commit, for repositories that do not commit the output."""
+    fabric at the synced commit, for repositories that do not commit the output (see
+    docs/delivery.md, "Argo CD")."""
     argocd_namespace: Label = "argocd"
     """Namespace of Argo CD (its Applications live there)."""
     argocd_project: Label = "default"

@@ -59,15 +59,18 @@ def _docstrings(cls: type[BaseModel]) -> dict[str, str]:
 
 
 def attach(root: type[BaseModel]) -> None:
-    """Give every field without a description its docstring, and rebuild the models.
+    """Give every field its docstring as its description, and rebuild the models.
 
-    Descriptions change the JSON schema only, never validation. Idempotent.
+    A field's docstring says what that field is for, so it wins over the description of its
+    type (`Label`: "DNS-1123 label ..."), which the schema shows as the pattern anyway; a field
+    without a docstring keeps its type's. Descriptions change the JSON schema only, never
+    validation. Idempotent.
     """
     models = _models(root)
     for cls in models:
         docs = _docstrings(cls)
         for name, field in cls.model_fields.items():
-            if field.description is None and name in docs:
+            if name in docs:
                 field.description = docs[name]
     for cls in _children_first(root):
         cls.model_rebuild(force=True)

@@ -15,6 +15,8 @@ API_VERSION = "fabricgen.io/v1alpha1"
 
 
 class Metadata(Section):
+    """The site this fabric describes."""
+
     name: Label
     """Site name: output goes to `rendered/<name>/`."""
 
@@ -24,8 +26,11 @@ class Fabric(Section):
     hosts and platforms. A fabric declares at least one zone or one deployment."""
 
     api_version: Literal["fabricgen.io/v1alpha1"] = Field(alias="apiVersion")
+    """The version of this document's format."""
     kind: Literal["Fabric"]
+    """Always `Fabric`."""
     metadata: Metadata
+    """The site: its name names the output directory."""
     interconnection: Interconnection | None = None
     """How the zones are joined; required when there are zones."""
     zones: list[Zone] = []

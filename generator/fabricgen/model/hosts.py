@@ -34,7 +34,8 @@ class Ethernet(Section):
     mtu: int | None = Field(default=None, ge=576, le=9216)
     """Link MTU. Leave out to keep the kernel default (1500)."""
     addresses: list[HostAddress] = []
-    """Addresses on the NIC itself. A NIC that is a bridge port must have none."""
+    """Addresses on the NIC itself, each with a prefix of /1 to /32, as netplan takes it. A NIC
+    that is a bridge port must have none (FG510)."""
 
 
 class Bridge(Section):
@@ -56,6 +57,7 @@ class Vlan(Section):
     """A tagged sub-interface, e.g. `eth1.2000` on `eth1`, VLAN 2000."""
 
     name: str = Field(pattern=IFNAME)
+    """Kernel interface name, e.g. `eth1.2000`."""
     id: int = Field(json_schema_extra={"minimum": 1, "maximum": 4094})
     """802.1Q VLAN id, 1 to 4094 (checked by rule FG505)."""
     link: str
@@ -106,10 +108,15 @@ class Host(Section):
     system_id: Subdomain | None = None
     """`external_ids:system-id`, the SB chassis name. Defaults to `name`."""
     ethernets: list[Ethernet] = []
+    """NICs, as a list of named items (`- name: eth0`), not netplan's mapping keyed by name. A
+    name appears once across ethernets, bridges and VLANs (FG515), and is never `lo`, `br-int`
+    or another interface Open vSwitch creates (FG516)."""
     bridges: list[Bridge] = []
+    """Open vSwitch bridges; names as for `ethernets`."""
     vlans: list[Vlan] = []
+    """VLAN sub-interfaces; names as for `ethernets`."""
     tunnel_endpoint: TunnelEndpoint
-    """The interface (or loopback) whose address becomes `ovn-encap-ip`."""
+    """The interface (or loopback /32 announced by `bgp`) whose address becomes `ovn-encap-ip`."""
     bgp: BgpPeering | None = None
     """Required with a loopback tunnel endpoint."""
     bridge_mappings: list[BridgeMapping] = []

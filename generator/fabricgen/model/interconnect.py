@@ -41,7 +41,8 @@ class Database(Section):
     image: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")] | None = None
     """Kube-OVN image of the IC server and of its sidecar that configures the IC database.
     Default: `docker.io/kubeovn/kube-ovn:<kubeOvnVersion>` when `interconnection.kubeOvnVersion`
-    names a release (`v1.15.0`), else `docker.io/kubeovn/kube-ovn:v1.16.2`."""
+    names a release (`v1.15.0`), else `docker.io/kubeovn/kube-ovn:v1.16.2`. A different release
+    than `kubeOvnVersion` is warning FG112."""
     leader_probe_interval: int = Field(default=5, ge=1, le=3600)
     """`OVN_LEADER_PROBE_INTERVAL` of the IC server, in seconds."""
 
@@ -64,11 +65,17 @@ class Interconnection(Section):
     """Let OVN-IC exchange routes (`auto-route`). Off by default: fabricgen writes explicit
     routes, which survive overlapping pod CIDRs and give full control over the paths."""
     transit_switch: TransitSwitch = TransitSwitch.model_construct()
+    """`name` (`ts`) and `subnet` (`169.254.100.0/24`), as Kube-OVN's IC server creates them."""
     database: Database
+    """The IC database: the zone that runs it and its raft members."""
     kube_ovn_version: str | None = Field(default=None, pattern=r"^v?[0-9]+\.[0-9]+(\.[0-9]+)?$")
     """Kube-OVN version of the zones' clusters (the oldest, if they differ), e.g. `v1.15.0`.
     Defaults to the tag of `database.image`. VXLAN interconnection needs `vxlan_mode`, which
-    only OVN 25.03 has: Kube-OVN 1.15 and later (1.13 and 1.14 run OVN 24.03 and ignore it)."""
+    only OVN 25.03 has: Kube-OVN 1.15 and later (1.13 and 1.14 run OVN 24.03 and ignore it;
+    FG111). The IC server's image follows it, and `fabricgen diff` words its cautions about
+    `ovn-ic-config` changes by it: up to v1.16.2 a change of `gw-nodes` rebuilds the zone's
+    interconnection with a new random transit address, from v1.16.3 and v1.15.24 the gateways
+    move in place."""
 
     @property
     def ic_image(self) -> str:

@@ -127,9 +127,11 @@ class DnatRule(Section):
     """One of the gateway's `eips`."""
     protocol: Literal["tcp", "udp"] = "tcp"
     external_port: Port
+    """Port on the elastic IP; one rule per elastic IP, protocol and port (FG416)."""
     internal_ip: Address
     """The VPC address that receives the traffic; inside one of the VPC's subnets."""
     internal_port: Port
+    """Port on `internalIp`."""
 
 
 class NatGateway(Section):
@@ -143,7 +145,11 @@ class NatGateway(Section):
     lan_ip: Address
     """The gateway's address in `subnet`; it must not be used by anything else."""
     selector: dict[LabelKey, LabelValue] = {}
-    """Node selector of the gateway pod: only nodes that have the external NIC."""
+    """Node selector of the gateway pod: only nodes that have the external NIC. Each entry a
+    valid Kubernetes label (`key: value`): Kube-OVN splits entries at `:`."""
     eips: list[Eip] = []
+    """Elastic IPs on the external network (IptablesEIP)."""
     snat: list[SnatRule] = []
+    """Source NAT rules (IptablesSnatRule)."""
     dnat: list[DnatRule] = []
+    """Destination NAT rules (IptablesDnatRule)."""

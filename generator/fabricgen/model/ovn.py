@@ -53,8 +53,11 @@ class Ssl(Section):
     """Certificate files for `ssl:` connections (paths on the hosts)."""
 
     private_key: str = Field(pattern=PATH)
+    """Absolute path of the private key on the hosts."""
     certificate: str = Field(pattern=PATH)
+    """Absolute path of the certificate on the hosts."""
     ca_certificate: str = Field(pattern=PATH)
+    """Absolute path of the CA certificate on the hosts."""
     nb_common_name: str = Field(default="ovnnb", pattern=r"^[A-Za-z0-9._-]+$")
     """CN of the northbound server certificate (OVN-Kubernetes checks it)."""
     sb_common_name: str = Field(default="ovnsb", pattern=r"^[A-Za-z0-9._-]+$")
@@ -65,9 +68,12 @@ class Databases(Section):
     """The NB/SB database pair: a single controller or a raft cluster."""
 
     members: list[DatabaseMember] = Field(min_length=1)
-    """1 member, or an odd number of at least 3 raft members."""
+    """1 member, or an odd number of at least 3 raft members (FG512)."""
     nb_port: Port = 6641
+    """Northbound port. NB and SB each have a port of their own, never a raft port (6643, 6644)
+    with raft members, nor another deployment's port on a shared controller (FG517)."""
     sb_port: Port = 6642
+    """Southbound port; the same rules as `nbPort`."""
     protocol: Literal["tcp", "ssl"] = "tcp"
     ssl: Ssl | None = None
     """Required with `protocol: ssl`."""
@@ -87,7 +93,8 @@ class ProviderNetwork(Section):
     """A localnet logical switch that bridges the overlay onto a physical network."""
 
     name: Label
-    """Logical switch name, e.g. `public`."""
+    """Logical switch name, e.g. `public`. Names and ports are unique in the deployment, and
+    never the transit switch's name (FG518)."""
     port: Label | None = None
     """Localnet port name; defaults to `<name>-external`."""
     physical_network: Label
@@ -104,27 +111,32 @@ class OvnDeployment(Section):
     """One OVN: a NB/SB database pair, the chassis attached to it and the platforms using it."""
 
     name: Label
-    """Deployment name; output goes to `_host/<name>/`."""
+    """Deployment name; output goes to `rendered/<site>/_host/<name>/` (never listed in a
+    kustomization)."""
     databases: Databases
+    """The NB/SB pair: raft `members`, ports, `protocol`, `clientNetworks`, `inactivityProbe`."""
     encapsulation: Literal["geneve", "vxlan"] = "geneve"
     """`ovn-encap-type` of every chassis."""
     underlay_mtu: int = Field(default=1500, alias="underlayMTU", ge=1280, le=9216)
-    """MTU of the network between tunnel endpoints."""
+    """MTU of the network between tunnel endpoints. The overlay MTU is the underlay's less 58
+    (Geneve) or 50 (VXLAN): 1442 over 1500."""
     ovn_version: str = Field(default="23.03", pattern=r"^[0-9]+\.[0-9]+$")
     """OVN release on the chassis. Before 24.09 a loopback tunnel endpoint also needs
     `ovn-set-local-ip=true`."""
     provider_networks: list[ProviderNetwork] = []
+    """Localnet switches onto physical networks."""
     hosts: list[Host] = []
-    """The chassis."""
+    """The chassis only: a controller that runs no ovn-controller is just a `databases` member."""
     consumers: list[Consumer] = []
     """Platforms driving this deployment's northbound database."""
     interconnect: DeploymentInterconnect | None = None
     """Join this deployment to the fabric's OVN interconnection as its own availability zone
-    (needs the `interconnection` section). The supported way for two platforms that must not
+    (needs the `interconnection` section, FG701). The supported way for two platforms that must not
     share one NB/SB pair to exchange traffic."""
     shared_database_acknowledged: str | None = Field(default=None, min_length=20)
     """Only for a deployment shared by OVN-Kubernetes and another platform, which fabricgen
-    refuses (FG604): your reason, in words, for running it anyway. The error becomes a warning."""
+    refuses (FG604): your reason, in words, for running it anyway. The error becomes a warning.
+    Without it, give each platform its own deployment and join them with OVN interconnection."""
 
     @property
     def overlay_mtu(self) -> int:

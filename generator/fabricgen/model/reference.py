@@ -11,6 +11,7 @@ markdown -o docs/fabric-yaml.md` writes it, and the tests hold the committed pag
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,6 +25,22 @@ do not edit by hand. The same descriptions are in the JSON schema
 (`fabricgen schema`, committed as `schemas/fabric.schema.json`), which editors read for
 completion and checking. Fields are written as they appear in fabric.yaml; `a[].b` is field
 `b` of every item of list `a`. A field without a default is required.
+
+A fabric is versioned with `apiVersion: fabricgen.io/v1alpha1` and `kind: Fabric`.
+`sites/lab/fabric.yaml` is a commented example that reproduces a four-site SUSE Virtualization
+lab; read it first. `sites/nat/fabric.yaml` adds VPC NAT gateways; `sites/cloudstack/fabric.yaml`
+and `sites/openstack-k8s/fabric.yaml` are OVN deployments with their hosts and platforms. Put
+this modeline on the first line of a fabric (the path is relative to the fabric file) and editors
+check it against the schema as you type (see
+[The schema in your editor](repository.md#the-schema-in-your-editor)):
+
+```yaml
+# yaml-language-server: $schema=../../schemas/fabric.schema.json
+```
+
+The rules that check a fabric beyond its schema are in [Diagnostics](diagnostics.md); what each
+section becomes in [Rendering](output.md), [Host output](host-output.md) and
+[Delivery](delivery.md).
 """
 
 
@@ -50,7 +67,7 @@ def _type(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
     if "const" in schema:
         return f"`{json.dumps(schema['const'])}`"
     if "enum" in schema:
-        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+        return " | ".join(f"`{value}`" for value in schema["enum"])
     kind = schema.get("type")
     if kind == "array":
         return f"list of {_type(schema.get('items', {}), defs)}"
@@ -68,6 +85,12 @@ def _type(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
     if "pattern" in schema:
         bounds.append(f"matching `{schema['pattern']}`")
     return f"{text}, {', '.join(bounds)}" if bounds else text
+
+
+def _paragraph(text: str) -> str:
+    """A description as a paragraph of lines of at most 100 characters."""
+    return textwrap.fill(" ".join(text.split()), width=100, break_long_words=False,
+                         break_on_hyphens=False) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -120,7 +143,7 @@ def _sections(path: str, name: str, defs: Mapping[str, Any], seen: set[tuple[str
     schema = defs[name]
     yield f"## `{path}`{variant}\n"
     if schema.get("description"):
-        yield " ".join(str(schema["description"]).split()) + "\n"
+        yield _paragraph(str(schema["description"]))
     rows = ["| field | type | default | description |", "| --- | --- | --- | --- |"]
     nested: list[tuple[str, str, str]] = []
     properties: Mapping[str, Any] = schema.get("properties", {})
@@ -153,7 +176,7 @@ def markdown() -> str:
                    for suffix, child in children]
     parts.append("## The document\n")
     if root["description"]:
-        parts.append(" ".join(str(root["description"]).split()) + "\n")
+        parts.append(_paragraph(str(root["description"])))
     parts.append("\n".join(rows) + "\n")
     seen: set[tuple[str, str]] = set()
     for path, name, variant in nested:

@@ -20,12 +20,21 @@ class TenantNetwork(Section):
 
 
 class TenantSubnet(Section):
+    """A subnet of a tenant VPC: a Kube-OVN Subnet with its NAD."""
+
     cidr: SubnetCIDR
+    """The subnet's range, /30 or larger; subnets of one VPC or of peered VPCs must not overlap
+    (FG405)."""
     name: Label
+    """Subnet name; Subnets are cluster-scoped, so unique in the zone (FG408)."""
     gateway: Address | None = None
     """Defaults to the first address of the CIDR."""
     dhcp: bool = True
+    """`enableDHCP` on the Subnet. The default route comes from DHCP itself (Kube-OVN adds
+    `router=<gateway>`)."""
     nat_outgoing: bool = False
+    """`natOutgoing` on the Subnet. It does nothing in a custom VPC: Kube-OVN SNATs only subnets
+    of `ovn-cluster`, and a NAT gateway's SNAT rules translate a tenant VPC's traffic."""
     network: TenantNetwork | None = None
     """Defaults to a NAD named like the subnet in namespace `default`."""
     dns_servers: list[Address] = Field(default=[], max_length=8)
@@ -43,18 +52,21 @@ class Vpc(Section):
     """A tenant VPC."""
 
     name: Label
+    """VPC name; not `ovn-cluster` nor another VPC's name (FG409)."""
     namespaces: list[Label] = []
     """Namespaces bound to the VPC (`spec.namespaces`)."""
     interconnect: bool = False
     """Tenant VPCs cannot join OVN-IC: Kube-OVN attaches only `ovn-cluster` to the transit
     switch. Kept as a field so that asking for it gets a clear error."""
     subnets: list[TenantSubnet] = []
+    """The VPC's subnets."""
     nat_gateway: NatGateway | None = None
     """Egress and published ports through a VPC NAT gateway on the zone's `externalNetwork`."""
 
 
 class Peering(Section):
-    """A peering between two tenant VPCs of the same zone."""
+    """A peering between two tenant VPCs of the same zone: both VPCs get `vpcPeerings` and
+    routes to each other's subnets."""
 
     vpcs: tuple[Label, Label]
     """The two VPCs. Neither may be the default VPC `ovn-cluster`."""
