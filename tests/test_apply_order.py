@@ -444,7 +444,7 @@ def test_macvlan_external_network_is_denied_by_suse_virtualization() -> None:
 
 
 def test_stages_of_the_kinds() -> None:
-    """The table in the README, section "Apply order"."""
+    """The table in docs/delivery.md, section "Apply order and how GitOps tools treat each object"."""
     from fabricgen.plan.apply_order import role_stage
 
     assert {kind: role_stage(kind, None) for kind in ("Configuration", "NetworkAttachmentDefinition", "Vpc",

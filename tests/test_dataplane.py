@@ -91,7 +91,8 @@ def test_the_lab_with_packets(programs: Programs) -> None:
         # and the proof says it ran another OVN than the zones.
         assert result.returncode == exit_codes.UNREACHABLE, result.stdout + result.stderr
         assert out[2] == (f"warning: the zones (Kube-OVN 1.16) run OVN 25.03, this proof ran OVN {ovn}: it proves "
-                          f"nothing about OVN 25.03; run it with OVN 25.03 (`--ovn-prefix DIR`, see README \"verify\")")
+                          "nothing about OVN 25.03; run it with OVN 25.03 (`--ovn-prefix DIR`, see "
+                          "docs/review-and-proof.md)")
         assert out[-1] == "0/12 pairs delivered"
         lost = [line for line in out if line.startswith("not delivered: ")]
         assert len(lost) == 12 and all(": tunnel-key: " in line and "12-bit" in line for line in lost)

@@ -85,7 +85,7 @@ def test_schema_command_writes_file(tmp_path: Path) -> None:
 
 
 def test_schema_command_creates_the_directory(tmp_path: Path) -> None:
-    # A new fabric repository has no schemas/ yet; the README's modeline points there.
+    # A new fabric repository has no schemas/ yet; the documented modeline points there (docs/repository.md).
     target = tmp_path / "schemas" / "fabric.schema.json"
     assert main(["schema", "-o", str(target)]) == 3
     assert target.read_text(encoding="utf-8") == schema_text()
@@ -100,7 +100,7 @@ def test_schema_command_unwritable_is_an_error_not_a_crash(tmp_path: Path,
 
 
 def test_importing_the_model_builds_no_validator() -> None:
-    """Section defaults are made with `model_construct` (README, "Start-up"): calling a model at
+    """Section defaults are made with `model_construct` (docs/development.md, "Start-up"): calling a model at
     import would build its validator there, and with the first validator pydantic loads its
     plugin machinery (importlib.metadata), which `fabricgen rules` and `schema` do not need.
     The only validator is `Fabric`'s, built when the first fabric is validated."""

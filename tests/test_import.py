@@ -1,7 +1,7 @@
 """`fabricgen import`: a fabric.yaml from a running fabric, its validation and its round-trip proof.
 
 The four-site lab of sites/lab, built by hand, as its clusters return it is in tests/data/import/lab/: per cluster the
-output of the README's `kubectl get` commands (hq.yaml and edge.yaml as `-o yaml`, ai.json and
+output of the `kubectl get` commands of docs/status-and-import.md (hq.yaml and edge.yaml as `-o yaml`, ai.json and
 dr.json as `-o json`), with what the API server, the kubeovn-operator, Kube-OVN's controllers
 and SUSE Virtualization's network controller add (server metadata, last-applied annotations,
 finalizers, status, the Subnet defaults of formatSubnet, the NAD labels of ensureLabels; hq's

@@ -118,7 +118,7 @@ def test_kpt_instructions_leave_committed_files_as_they_are(repo: Path) -> None:
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "fabric repository"], cwd=repo, check=True)
-    (repo / "hq.yaml").write_text(  # the README's --fn-config, written outside the package
+    (repo / "hq.yaml").write_text(  # docs/delivery.md's --fn-config, written outside the package
         "apiVersion: fabricgen.io/v1alpha1\nkind: FabricGenerator\nmetadata:\n  name: lab-hq\n"
         f"spec:\n  path: {LAB}\n  zone: hq\n")
     for cmd in (["kpt", "fn", "render", "deploy/kpt/lab-hq", "--allow-exec"],

@@ -68,7 +68,7 @@ def hook(repo: Path, home: tuple[Path, str, Path], hook_id: str, *args: str) -> 
 
 
 def test_try_repo_fresh_output_passes(consumer: Path) -> None:
-    """The README's `pre-commit try-repo` of a fabricgen checkout."""
+    """The documented `pre-commit try-repo` of a fabricgen checkout (docs/repository.md)."""
     for hook in HOOKS:
         result = try_repo(consumer, hook, "--all-files")
         assert result.returncode == 0, result.stdout + result.stderr
@@ -122,11 +122,11 @@ def test_bad_fabric_fails_with_the_located_error(consumer: Path, fabricgen_commi
     assert git(consumer, "status", "--porcelain") == before
 
 
-# The README's configuration, pinned to a commit, driven by `git commit` itself.
+# The documented configuration (docs/repository.md), pinned to a commit, driven by `git commit` itself.
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
-README_CONFIG = re.search(r"```yaml\n(# \.pre-commit-config\.yaml of a fabric repository\n.*?)```",
-                          README, re.DOTALL)
+REPOSITORY_PAGE = (REPO / "docs" / "repository.md").read_text(encoding="utf-8")
+DOCUMENTED_CONFIG = re.search(r"```yaml\n(# \.pre-commit-config\.yaml of a fabric repository\n.*?)```",
+                              REPOSITORY_PAGE, re.DOTALL)
 
 
 @pytest.fixture
@@ -136,13 +136,13 @@ def pinned(fabricgen_commit: tuple[Path, str, Path]) -> tuple[Path, str, Path]:
 
 @pytest.fixture
 def user_repo(tmp_path: Path, pinned: tuple[Path, str, Path]) -> Path:
-    """A fabric repository with the README's .pre-commit-config.yaml, installed, first commit made."""
+    """A fabric repository with the documented .pre-commit-config.yaml, installed, first commit made."""
     source, rev, home = pinned
-    assert README_CONFIG, "README lost its .pre-commit-config.yaml example"
+    assert DOCUMENTED_CONFIG, "docs/repository.md lost its .pre-commit-config.yaml example"
     repo = tmp_path / "fabric"
     (repo / "sites" / "lab").mkdir(parents=True)
     (repo / LAB).write_bytes((REPO / LAB).read_bytes())
-    (repo / ".pre-commit-config.yaml").write_text(hook_repo.pinned_config(README_CONFIG.group(1), source, rev))
+    (repo / ".pre-commit-config.yaml").write_text(hook_repo.pinned_config(DOCUMENTED_CONFIG.group(1), source, rev))
     git(repo, "init", "-q")
     assert hook_repo.pre_commit(repo, home, "install").returncode == 0
     git(repo, "add", "-A")
@@ -161,9 +161,9 @@ def home_of(pinned: tuple[Path, str, Path]) -> Path:
 
 
 def test_readme_configuration_check_runs_in_ci(user_repo: Path, pinned: tuple[Path, str, Path]) -> None:
-    """The README's CI command works with the README's configuration (no 'No hook with id')."""
+    """The documented CI command works with the documented configuration (no 'No hook with id')."""
     command = re.search(r"^pre-commit (run --hook-stage manual fabricgen-check [^#\n]*?)\s*# in CI$",
-                        README, re.MULTILINE)
+                        REPOSITORY_PAGE, re.MULTILINE)
     assert command
     args = command.group(1).split()
     ok = hook_repo.pre_commit(user_repo, home_of(pinned), *args)

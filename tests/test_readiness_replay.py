@@ -285,7 +285,7 @@ class Site:
     @classmethod
     def of(cls, site: str) -> Site:
         """The site before its rollout. An IC database that runs in no zone is configured first
-        by its operator, as FG113 and the README say, with the script fabricgen renders for it."""
+        by its operator, as FG113 and docs/delivery.md say, with the script fabricgen renders for it."""
         kinds = platforms(REPO / "sites" / site / "fabric.yaml")
         clusters = {name: Live(name, platform) for name, platform in kinds.items()}
         db_zone = next((n for n in clusters if (REPO / "rendered" / site / n / "ic-db").is_dir()), None)

@@ -1,7 +1,7 @@
 """A new user's whole path, end to end, in a repository of their own.
 
 fabricgen is `pip install`ed from a directory into a fresh venv; then, in a new git repository,
-as the README and the scaffold's README tell: `fabricgen init`, the first commit through the
+as docs/repository.md and the scaffold's README tell: `fabricgen init`, the first commit through the
 pre-commit hook, a zone edited, `fabricgen diff --base HEAD --format markdown`, `fabricgen
 verify`, `fabricgen graph --format svg`, the commit of the edit, `kubectl kustomize` of each
 zone, and the Argo CD plugin run the way Argo CD's cmp-server runs it: in the Application's

@@ -293,7 +293,7 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
     """An interrupted proof never reports success and never leaves a daemon: exit 130, and no
     process at all names the lab's directory afterwards (`sandbox.lab_processes`: also one that
     never wrote its pidfile), the directory gone. Flakiness is the defect this guards against:
-    README "Development" gives the loop it was run in."""
+    docs/development.md ("Tests and tools") gives the loop it was run in."""
     from fabricgen.live_state.lab.sandbox import lab_processes
 
     fabric = tmp_path / "fabric.yaml"

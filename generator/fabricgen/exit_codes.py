@@ -1,4 +1,4 @@
-"""fabricgen's exit codes, as the README and `fabricgen --help` list them (0 is success)."""
+"""fabricgen's exit codes, as docs/diagnostics.md and `fabricgen --help` list them (0 is success)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a refusal must look like (README "Diagnostics"): every problem one printable line
+"""What a refusal must look like (docs/diagnostics.md): every problem one printable line
 `FILE:LINE:COL: path: message [FGnnn]` inside the file, then the summary line."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The exit codes each command may end with, from README "Exit codes" (4, an internal error,
+# The exit codes each command may end with, from docs/diagnostics.md, "Exit codes" (4, an internal error,
 # is never one of them). 130 (interrupted) and 141 (a broken pipe) are expected only where a
 # case interrupts the process or closes its stdout.
 DOCUMENTED: dict[str, frozenset[int]] = {
@@ -248,7 +248,7 @@ class Workdir:
         return result
 
     def expect_documented(self, result: Result, command: str, codes: Iterable[int] | None = None) -> None:
-        """Never an internal error or a traceback, never a hang, and an exit code the README lists
+        """Never an internal error or a traceback, never a hang, and an exit code docs/diagnostics.md lists
         for the command (or one of `codes`)."""
         allowed = frozenset(codes) if codes is not None else DOCUMENTED.get(command, frozenset())
         where = f"fabricgen {command}"

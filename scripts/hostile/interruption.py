@@ -1,7 +1,7 @@
 """Family `interruption`: what an interrupted, concurrent or starved render leaves behind.
 
 Held means the site directory is exactly the previous tree or exactly the new one, never a
-mix (README "render": the new tree is staged beside the old one and swapped in with one
+mix (docs/output.md, "How render writes": the new tree is staged beside the old one and swapped in with one
 `renameat2(RENAME_EXCHANGE)`), no staging directory stays after the next render, and a
 failed render exits 1 with a message, never 4 or a traceback.
 
@@ -142,7 +142,7 @@ def _follow_up(work: Workdir, trees: _Trees, out: Path) -> None:
 
 def _kill(ctx: Context, trees: _Trees, work: Workdir, number: int, sig: signal.Signals = signal.SIGKILL) -> str:
     """`sig` to render at a random point: SIGKILL (nothing runs after it) or SIGINT (Ctrl-C: exit
-    130, README "Exit codes")."""
+    130, docs/diagnostics.md "Exit codes")."""
     trees.get()
     out = _prepared(work)
     rng = random.Random(f"{ctx.seed}/{sig.name}/{number}")

@@ -4,7 +4,7 @@ Each case starts its own ovsdb-server processes (OVN NB, SB, IC NB, IC SB, Open_
 Debian schemas) listening only on unix sockets in its private directory (no `--remote=db:...`,
 so a Connection row a script writes never opens a port), and, where the transit switch must
 come from the IC side, the real `ovn-ic` daemon; all are stopped by their process ids when the
-case ends. Held (README "OVN deployments, hosts and platforms"):
+case ends. Held (docs/host-output.md):
 
 - `configure-ovn-central.sh` run twice: exit 0, and the second run changes nothing;
 - an operator's listener on the same port (`pssl:6641`, `ptcp:6641:<address>`, `ptcp:6641`):

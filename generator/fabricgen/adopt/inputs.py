@@ -4,7 +4,7 @@
 by identity), the parsed `ovn-ic-sbctl show`, and optionally the IC northbound options. Two
 readers produce it:
 
-- `read_kubectl`: files the user captured with the stock commands of the README, per cluster
+- `read_kubectl`: files the user captured with the stock commands of docs/status-and-import.md, per cluster
   the output of `kubectl --context CLUSTER get ... -o yaml` (or `-o json`; a List, or several
   documents), and one `ovn-ic-sbctl show` (and `ovn-ic-nbctl get IC_NB_Global . options`);
 - `from_texts`, which `read_kubectl` calls once it has read the files: the format-independent
@@ -93,7 +93,7 @@ def kind_problem(obj: ko.LiveObject) -> str | None:
         return None
     why = "a Secret is never read" if key == ("", "Secret") else "import does not read this kind"
     return (f"{obj.origin}: {obj.id} ({obj.body.get('apiVersion')}): {why}; the captures hold "
-            f"{', '.join(sorted({k for _g, k in KINDS}))}: use the commands in the README")
+            f"{', '.join(sorted({k for _g, k in KINDS}))}: use the commands in fabricgen's docs/status-and-import.md")
 
 
 def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: tuple[str, str] | None,

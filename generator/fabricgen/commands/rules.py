@@ -93,14 +93,22 @@ def _exit_codes() -> str:
             "shorter.\n\n| code | meaning |\n| --- | --- |\n" + rows)
 
 
-def run(*, markdown: bool, output: Path | None = None) -> int:
+def table(*, markdown: bool) -> str:
+    """Every code with its name and summary: a Markdown table, or aligned plain text."""
     rows = catalogue()
     if markdown:
         lines = ["| code | name | what it means |", "| --- | --- | --- |"]
         lines += [f"| {code} | `{name}` | {summary} |" for code, name, summary in rows]
     else:
         lines = [f"{code}  {name:28} {summary}" for code, name, summary in rows]
-    text = "\n".join(lines) + "\n"
-    if output is not None and markdown:
-        text = DIAGNOSTICS_INTRO + text + _exit_codes()
+    return "\n".join(lines) + "\n"
+
+
+def page() -> str:
+    """The whole diagnostics page, `docs/diagnostics.md`."""
+    return DIAGNOSTICS_INTRO + table(markdown=True) + _exit_codes()
+
+
+def run(*, markdown: bool, output: Path | None = None) -> int:
+    text = page() if output is not None and markdown else table(markdown=markdown)
     return generated_file.write(text, output)

@@ -85,7 +85,7 @@ def version_warnings(proof: Proof) -> list[str]:
     for who, version in proof.expected_ovn:
         if have is not None and release(version) != have:
             out.append(f"{who} run OVN {version}, this proof ran OVN {proof.ovn_version}: it proves nothing about "
-                       f"OVN {version}; run it with OVN {version} (`--ovn-prefix DIR`, see README \"verify\")")
+                       f"OVN {version}; run it with OVN {version} (`--ovn-prefix DIR`, see docs/review-and-proof.md)")
     return out
 
 

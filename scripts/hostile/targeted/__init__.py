@@ -1,5 +1,5 @@
 """Family `targeted`: one case per hostile input or use that has broken fabricgen before, each
-with the safe behaviour the README promises. One module per subject:
+with the safe behaviour the documentation (docs/) promises. One module per subject:
 
 - `integrity`: forged committed stamps against `render --check`, `render` and the plugin; `-o`
   over inputs and tracked files; several fabrics written all or none; planted links and FIFOs;

@@ -1,5 +1,6 @@
 """Input that is no fabric: refused by every command alike, located, quickly and in bounded
-memory, never an internal error (README "Diagnostics", "kustomize and kpt", "diff").
+memory, never an internal error (docs/diagnostics.md, docs/delivery.md "kustomize and kpt",
+docs/review-and-proof.md "diff").
 
 - a fabric that is not UTF-8: FG000 from validate, render, the plugin, the KRM function,
   graph, transit and diff;

@@ -5,11 +5,11 @@
   `render --check` says out of date (3) in the developer's clone (its private cache knows the
   old tree) and in a fresh CI clone, also with `--all`; `render` puts the fabric's bytes back;
   the Argo CD plugin prints the zone as the fabric renders it, also when the stamp lists no
-  manifests or one outside the repository (README "What is trusted where").
+  manifests or one outside the repository (docs/safety.md, "What is trusted where").
 - `-o` over an input fabric or a tracked file fabricgen did not write is refused before
   anything is touched (exit 1), `--check` too; an output root that is a link to sites/ as well.
-- `render a b -o DIR` where b's site directory cannot be replaced writes neither (README
-  "render": all or none), or lists every site it wrote.
+- `render a b -o DIR` where b's site directory cannot be replaced writes neither (docs/output.md,
+  "How render writes": all or none), or lists every site it wrote.
 - A symlink, a link to a directory out of the tree and a FIFO planted in the output are removed,
   never followed or opened.
 """

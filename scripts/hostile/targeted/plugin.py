@@ -1,6 +1,6 @@
 """The Argo CD plugin reads the fabric at the app path or fails, and works when Argo CD sends
-only the app path (README "Argo CD"); every command that prints ends with 141 when its reader
-goes away (`| head -c 0`), never with a traceback (README "Exit codes")."""
+only the app path (docs/delivery.md, "Argo CD"); every command that prints ends with 141 when its reader
+goes away (`| head -c 0`), never with a traceback (docs/diagnostics.md, "Exit codes")."""
 
 from __future__ import annotations
 

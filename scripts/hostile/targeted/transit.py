@@ -1,6 +1,6 @@
 """`transit --write` changes only the characters of the address it updates, through links,
 keeping mode and owner; captures that are ambiguous or impossible are refused with nothing
-written; so is a directory no file can be created in (README "transit")."""
+written; so is a directory no file can be created in (docs/safety.md, "What transit --write changes")."""
 
 from __future__ import annotations
 

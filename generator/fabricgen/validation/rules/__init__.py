@@ -61,7 +61,7 @@ def run(fabric: Fabric) -> list[Finding]:
 
 
 def catalogue() -> list[tuple[str, str, str]]:
-    """Every code with its name and summary, for `fabricgen rules` and the README."""
+    """Every code with its name and summary, for `fabricgen rules` and docs/diagnostics.md."""
     rows = [(code, name, summary) for code, (name, summary) in LOAD_CODES.items()]
     rows += [(r.code, r.name, r.summary) for r in RULES]
     return sorted(rows)
