@@ -346,3 +346,74 @@ def test_an_endpoints_file_with_mistakes_names_each(tmp_path: Path, capsys: pyte
     assert main(["status", str(LAB), "--endpoints", str(path)]) == exit_codes.INVALID
     assert "availabilityZones names nowhere, which the fabric has neither as a zone nor as an OVN deployment" in \
         capsys.readouterr().err
+
+
+def lab_endpoints(lab: proof.Lab, path: Path) -> Path:
+    sb = lab.sandbox
+    path.write_text(json.dumps({
+        "icDatabase": {"northbound": sb.ic_nb, "southbound": sb.ic_sb},
+        "availabilityZones": {name: {"northbound": sb.nb_db(az), "southbound": sb.sb_db(az)}
+                              for name, az in _fabric_names(lab).items()}}), encoding="utf-8")
+    return path
+
+
+def _fabric_names(lab: proof.Lab) -> dict[str, str]:
+    """Each AZ of the lab by the name the fabric gives it (a deployment's name, not its AZ name)."""
+    names = {z.spec.name: z.spec.name for z in lab.zones}
+    names.update({j.deployment.name: j.az for j in lab.joins})
+    return names
+
+
+def test_deployments_are_judged_by_their_scripts_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """sites/openstack-k8s: two OVN deployments joined by their rendered configure-ovn-ic.sh (routes
+    marked fabricgen-owner, gateway chassis by system-id). All ok; then one of the script's routes
+    deleted, and a route of the platform's own (unmarked) left alone."""
+    fabric = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
+    build = build_file(fabric)
+    monkeypatch.setenv("PATH", SYSTEM.search_path())
+    with proof.running(build, programs=SYSTEM) as lab:
+        endpoints = lab_endpoints(lab, tmp_path / "endpoints.yaml")
+        args = ["status", str(fabric), "--endpoints", str(endpoints), "--format", "json"]
+        assert main(args) == 0, capsys.readouterr().out
+        doc = json.loads(capsys.readouterr().out)
+        lines = {(c["subject"], c["check"]): c for c in doc["checks"]}
+        assert lines["deployment openstack", "gateways"]["why"] == "gateway chassis net1, in the fabric's order"
+        assert lines["deployment kubernetes", "routes"]["why"] == (
+            "the 1 route(s) of the fabric are on ic-router, every next hop current")
+        join = next(j for j in lab.joins if j.deployment.name == "openstack")
+        lab.sandbox.nb(join.az, "--policy=dst-ip", "lr-route-del", join.router, "10.128.0.0/14")
+        lab.sandbox.nb(join.az, "lr-route-add", join.router, "192.0.2.0/24", "169.254.100.201")
+        assert main(args) == exit_codes.CHANGED
+        doc = json.loads(capsys.readouterr().out)
+    found = problems(doc)
+    assert list(found) == [("deployment openstack", "routes.missing")]
+    assert found["deployment openstack", "routes.missing"]["why"] == \
+        "route 10.128.0.0/14 via 169.254.100.201 is not on ic-router"
+    assert "configure-ovn-ic.sh" in found["deployment openstack", "routes.missing"]["fix"]
+
+
+def test_learned_routes_are_the_other_zones_prefixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """With autoRoute, each zone learns exactly the others' backbones through ovn-ic; without it, a
+    learned route left in a zone (as after turning auto-route off, kube-ovn issue 923) is named."""
+    from conftest import build_text
+    from test_verify import auto_route_fabric
+
+    text = auto_route_fabric(3)
+    fabric = tmp_path / "fabric.yaml"
+    fabric.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("PATH", SYSTEM.search_path())
+    with proof.running(build_text(text, "fabric.yaml"), programs=SYSTEM) as lab:
+        endpoints = lab_endpoints(lab, tmp_path / "endpoints.yaml")
+        main(["status", str(fabric), "--endpoints", str(endpoints), "--format", "json"])
+        doc = json.loads(capsys.readouterr().out)
+        learned = {c["subject"]: c for c in doc["checks"] if c["check"] == "routes.learned"}
+        assert {s: c["verdict"] for s, c in learned.items()} == {"zone z0": "ok", "zone z1": "ok", "zone z2": "ok"}
+        assert learned["zone z0"]["why"] == "learned the 2 prefix(es) the other AZs advertise, nothing else"
+        off = tmp_path / "off.yaml"
+        off.write_text(text.replace("  autoRoute: true\n", ""), encoding="utf-8")
+        main(["status", str(off), "--endpoints", str(endpoints), "--format", "json"])
+        doc = json.loads(capsys.readouterr().out)
+    left = [c for c in problems(doc).values() if c["check"] == "routes.learned"]
+    assert left and all("was learned through ovn-ic although the fabric has autoRoute off" in c["why"] for c in left)

@@ -398,6 +398,7 @@ def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: 
         else:
             if not any(p.running for p in pods):
                 live.pods_error = f"no running {cmd.OVN_CENTRAL} pod ({len(pods)} found)"
+                live.nb.error = live.sb.error = live.pods_error
             for db in DATABASES:
                 live.raft[db] = [RaftMember(p.name, p.ip, cmd.ZONE_CTL[db][0],
                                             seen.get(_key(az, "raft", SHORT[db], p.name)), "cluster/status", p.node)
