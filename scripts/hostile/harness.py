@@ -36,7 +36,9 @@ DOCUMENTED: dict[str, frozenset[int]] = {
     "graph": frozenset({0, 1, 2}),
     "schema": frozenset({0, 2, 3}),
     "init": frozenset({0, 1, 2}),
-    "rules": frozenset({0, 2}),
+    "rules": frozenset({0, 2, 3}),
+    "status": frozenset({0, 1, 2, 3, 7, 8}),
+    "import": frozenset({0, 1, 2, 3}),
     "argocd-generate": frozenset({0, 1, 2}),
     "krm": frozenset({0, 1, 2}),
 }
