@@ -650,3 +650,30 @@ def test_any_edit_of_a_capture_gives_an_answer_never_a_crash(cluster: str) -> No
 
     check()
     assert outcomes.get("not exact", 0) + outcomes.get("invalid", 0) > 0, outcomes  # the edits reached the proof
+
+
+def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None:
+    """The kubectl commands of docs/status-and-import.md name exactly the kinds import reads
+    (`adopt.inputs.KINDS`, Namespaces aside: their NADs say which exist), and so does what status
+    captures for `import --from` (`status.live.LISTED` and the objects it names)."""
+    import re
+
+    from fabricgen.adopt.inputs import KINDS
+    from fabricgen.status import live
+
+    text = (REPO / "docs" / "status-and-import.md").read_text(encoding="utf-8")
+    commands = [line.strip() for line in text.splitlines() if line.strip().startswith('kubectl --context "$ctx"')]
+    plurals = {v: k for k, v in live.RESOURCES.items()} | {
+        "nodes": ("", "Node"), "helmcharts.helm.cattle.io": ("helm.cattle.io", "HelmChart"),
+        "configmaps": ("", "ConfigMap")}
+    named: set[tuple[str, str]] = set()
+    for command in commands:
+        words = command.split()
+        resources = words[words.index("get") + 1]
+        named |= {plurals[r] for r in resources.split(",")}
+    wanted = set(KINDS) - {("", "Namespace")}
+    assert named == wanted
+    captured = {plurals[r] for r in live.LISTED} | {("", "ConfigMap")} | {plurals[live.CANAL.split("/")[0]]}
+    assert captured == wanted
+    assert re.search(r"configmaps ovn-ic-config ovn-vpc-nat-gw-config", text)
+    assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config"}
