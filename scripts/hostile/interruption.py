@@ -167,9 +167,17 @@ def _kill(ctx: Context, trees: _Trees, work: Workdir, number: int, sig: signal.S
         f"finished before {delay:.2f} s"
 
 
+# What Python prints when an interrupt lands in its own start-up (importing `site`), before the
+# first line of fabricgen runs: its status is 1 and nothing of fabricgen has run
+# (docs/diagnostics.md, exit code 130).
+_BEFORE_FABRICGEN = "Fatal Python error: init_import_site: Failed to import the site module"
+
+
 def _sigint_at_start_up(ctx: Context, work: Workdir) -> str:
     """Ctrl-C within the first 200 ms, while Python imports fabricgen: exit 130 (or the SIGINT
-    status, which a shell reports as 130), never a traceback."""
+    status, which a shell reports as 130), never a traceback of fabricgen's; an interrupt in the
+    interpreter's own start-up, before fabricgen's first line, ends it as Python does (status 1,
+    its fatal error), which is told apart, counted, and must leave nothing written."""
     work.write(SITE_FILE, OLD)
     seen = []
     for step in range(10):
@@ -179,6 +187,10 @@ def _sigint_at_start_up(ctx: Context, work: Workdir) -> str:
         if not running.finished():
             os.kill(running.proc.pid, signal.SIGINT)
         result = work.wait(running, timeout=60)
+        if result.code == 1 and result.err.startswith(_BEFORE_FABRICGEN):
+            seen.append(f"{delay:.2f} s: 1 (interpreter start-up)")
+            work.check(not (work.path / "out").exists(), "an interrupt in the interpreter's start-up wrote output")
+            continue
         seen.append(f"{delay:.2f} s: {result.code}")
         work.expect_documented(result, "render", {130, -signal.SIGINT, 3})
     return "; ".join(seen)

@@ -82,7 +82,9 @@ EXIT_CODES = (
     ("7", "`status`: the control plane is unhealthy (raft, transit switch keys, `vxlan_mode`)"),
     ("8", "`status`: part of the live fabric could not be read (`status` exits with the worst it found: "
           "8 over 7 over 3)"),
-    ("130", "interrupted"),
+    ("130", "interrupted (Ctrl-C or SIGINT from fabricgen's first line on; one that lands in the Python "
+            "interpreter's own start-up, its first 20 ms or so, ends it with Python's error and status 1, "
+            "before fabricgen has read or written anything)"),
     ("141", "the reader of stdout went away (a broken pipe, e.g. `fabricgen argocd-generate \\| head`)"),
 )
 

@@ -129,7 +129,9 @@ def _probe(ctx: Context, work: Workdir, value: str) -> None:
     code, _err = _render(work, text)
     if code in (0, 3):
         scripts = list((work.path / "out").rglob("configure-ovn-central.sh"))
-        probes = {int(m) for s in scripts for m in re.findall(r"ensure_connection \S+ \S+ \S+ (-?\d+)", s.read_text())}
+        # `ensure_connection CTL READER TABLE TARGET PROBE`: the probe is the call's last word
+        probes = {int(m) for s in scripts for m in re.findall(r"^ensure_connection (?:\S+ )+(-?\d+)$", s.read_text(),
+                                                               re.MULTILINE)}
         bad = sorted(p for p in probes if not 0 <= p <= INT64_MAX)
         work.check(not bad, f"inactivityProbe: {value} is accepted and the script sets {bad}, which no Connection "
                             "row holds (an integer of 0 to 2^63-1): the script fails half-way")
