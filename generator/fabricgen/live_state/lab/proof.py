@@ -35,6 +35,8 @@ from fabricgen.live_state.lab import kubeovn
 from fabricgen.live_state.lab.chassis import ChassisSpec, Underlay
 from fabricgen.live_state.lab.programs import Programs, zones_ovn
 from fabricgen.live_state.lab.sandbox import (
+    IC_SB,
+    NB,
     Sandbox,
     SandboxError,
     ZoneSpec,
@@ -246,9 +248,15 @@ class Lab:
         if self.underlay is not None:
             poll("the zones' gateways in the IC SB", lambda: self._gateways_published(zones))
         sb.icnb("ts-add", sb.transit_switch)
+        # Every zone's ovn-ic is held (paused) but while its own zone joins, and all are resumed
+        # once every zone has joined: then each ovn-ic copies every other AZ's transit port into its
+        # NB at once, where otherwise every port published has every ovn-ic and northd of the lab run
+        # again (n times n runs).
+        parallel(self._hold_ic, self.zones)
         parallel(self._set_up_zone, self.zones)
         parallel(self._set_up_deployment, self.joins)
-        poll("every AZ's transit port in the IC SB", self._published)
+        parallel(lambda zone: sb.resume(zone.spec.name, "ic"), self.zones)
+        poll("every AZ's transit port in the IC SB", lambda: self._published())
         if self.underlay is None:
             poll("every AZ's remote transit ports bound", self._remotes_bound)
         else:  # a gateway that never claims its port (its BFD sessions down) shows as lost pairs, explained
@@ -260,7 +268,7 @@ class Lab:
         if auto or any(j.auto_route for j in self.joins):
             self._settle_learned_routes()
             parallel(lambda z: kubeovn.allow_learned_routes(sb, z.spec.name), auto)
-        parallel(sb.sync, self.azs)
+        sb.sync_all(self.azs)
         if self.underlay is not None:
             self._attach_vms(self.underlay)
         if self.tracing:
@@ -321,6 +329,14 @@ class Lab:
         zone = next((z for z in self.zones if z.spec.name == az), None)
         self.sandbox.start_az(az, az_name=az if zone is not None else None)
 
+    def _hold_ic(self, zone: _ZoneSetup) -> None:
+        """Pause the zone's ovn-ic once it has made its copy of the transit switch."""
+        sb, name = self.sandbox, zone.spec.name
+        where = [("name", "==", sb.transit_switch)]
+        poll(f"ovn-ic's transit switch in {name}", lambda: bool(sb.rows(sb.nb_db(name), NB, "Logical_Switch", ["_uuid"],
+                                                                        where)))
+        sb.pause(name, "ic")
+
     def _set_up_zone(self, zone: _ZoneSetup) -> None:
         sb, name = self.sandbox, zone.spec.name
         backbone, commands = kubeovn.network_commands(name, f"backbone-{name}", zone.backbone, zone.gateway)
@@ -329,10 +345,13 @@ class Lab:
                      *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
-        simulated = self.underlay is not None
-        sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=not simulated)  # one transaction: a new router
-        if not simulated:  # else the gateway's ovn-controller claims the port
-            sb.claim_gateway(zone.spec)
+        sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=False)  # one transaction: a new router
+        if self.underlay is None:  # else the gateways are simulated chassis and ovn-controller claims the port
+            sb.claim_gateway(zone.spec, register_chassis=True)
+        # ovn-ic publishes the zone's port, then is held again until every zone has joined.
+        sb.resume(name, "ic")
+        poll(f"{name}'s transit port in the IC SB", lambda: self._published([name]))
+        sb.pause(name, "ic")
         self.networks[name] = [backbone]
         self.nodes[name] = node
         self.macs[name] = transit_mac(zone.spec.transit_address)
@@ -395,20 +414,19 @@ class Lab:
         with contextlib.suppress(SandboxError):
             poll("routes learned through ovn-ic", learned_all, tries=LEARN_TRIES)
 
-    def _published(self) -> bool:
-        ports = self.sandbox.icsb("--bare", "--columns=logical_port", "find", "Port_Binding",
-                                  f"transit_switch={self.sandbox.transit_switch}").split()
-        return {f"{self.sandbox.transit_switch}-{az}" for az in self.azs} <= set(ports)
+    def _published(self, azs: Sequence[str] | None = None) -> bool:
+        """Every AZ's (or these AZs') transit port is in the IC SB; the ovn-ic of one that is not
+        is woken (`Sandbox.wake`)."""
+        sb = self.sandbox
+        rows = sb.rows(sb.ic_sb, IC_SB, "Port_Binding", ["logical_port"], [("transit_switch", "==", sb.transit_switch)])
+        have = {row["logical_port"] for row in rows}
+        missing = [az for az in (self.azs if azs is None else azs) if f"{sb.transit_switch}-{az}" not in have]
+        for az in missing:
+            sb.wake(az)
+        return not missing
 
     def _remotes_bound(self) -> bool:
-        ts = self.sandbox.transit_switch
-        for az in self.azs:
-            rows = self.sandbox.sb(az, "--format=csv", "--data=bare", "--no-headings",
-                                   "--columns=logical_port,chassis", "find", "Port_Binding", "type=remote")
-            bound = {line.split(",")[0] for line in rows.splitlines() if line.split(",")[1:2] != [""]}
-            if not {f"{ts}-{other}" for other in self.azs if other != az} <= bound:
-                return False
-        return True
+        return all(self.sandbox.remotes_bound(az, self.azs) for az in self.azs)
 
     # -------------------------------------------------------------- tracing
     def endpoints(self) -> list[tuple[Endpoint, kubeovn.Backbone]]:
