@@ -172,6 +172,33 @@ def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict() -> None:
     assert by_pair[("openstack", "k8s-prod-az")].outcome == dataplane.MTU  # its reply is 8942 bytes too
 
 
+# ---------------------------------------------------------------- the lab's addresses
+def nine_gateways(text: str) -> str:
+    """hq with nine gateway nodes: more than the eight lab addresses a zone once had."""
+    nodes = ", ".join(f"hq-node-{i}" for i in range(1, 10))
+    return edit(text, "gatewayNodes: [hq-node-1, hq-node-2]", f"gatewayNodes: [{nodes}]")
+
+
+def test_chassis_addresses_follow_one_another_whatever_a_zones_size() -> None:
+    build = build_text(nine_gateways(LAB.read_text()), "fabric.yaml")
+    zones = proof._zones(build, {})
+    chassis, hosts = proof.lab_chassis(build, zones)
+    assert [len(chassis[az]) for az in ("hq", "ai", "edge", "dr")] == [10, 3, 3, 3]  # the gateways and a VM host
+    tunnel = [c.encap_ip for specs in chassis.values() for c in specs]
+    assert tunnel == [proof.UNDERLAY_BASE + n for n in range(19)]
+    assert hosts["hq"] == "hq-vm-host" and chassis["ai"][0].encap_ip == proof.UNDERLAY_BASE + 10
+    # the logical lab's chassis rows too (encap IPs that are never bound)
+    encap = [ip for zone in zones for _name, ip in zone.spec.chassis_ips()]
+    assert encap == [proof.ENCAP_BASE + n for n in range(15)]
+
+
+@needs_25_03
+def test_a_zone_of_nine_gateways_delivers_every_pair() -> None:
+    result = proof.prove(build_text(nine_gateways(LAB.read_text()), "fabric.yaml"), data_plane=True,
+                         programs=DEBIAN13)
+    assert (result.delivered, len(result.pairs)) == (12, 12), [p.detail for p in result.pairs if not p.delivered]
+
+
 def test_the_zones_ovn_follows_kube_ovns_release() -> None:
     from fabricgen.live_state.lab.programs import zones_ovn
 

@@ -21,6 +21,7 @@ and from there in the destination AZ to the VM. A failing pair says where the pa
 from __future__ import annotations
 
 import contextlib
+import itertools
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -188,7 +189,8 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
     subnet = build.plan.interconnection.transit_switch.subnet
     free = (a for a in subnet.hosts() if a not in used)
     out = []
-    for i, zone in enumerate(build.plan.zones):
+    encap = 0  # the chassis' encap IPs, one after another from ENCAP_BASE
+    for zone in build.plan.zones:
         objects = zone_objects(build, zone.name)
         config = find_object(objects, "ConfigMap", "ovn-ic-config")
         vpc = find_object(objects, "Vpc", DEFAULT_VPC)
@@ -201,7 +203,9 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
             raise ProofError(f"zone {zone.name}: ovn-ic-config has no gw-nodes")
         source = "actual" if az in actual else "fabric" if zone.zone.transit_address else "lab"
         address = actual.get(az) or zone.zone.transit_address or next(free)
-        spec = ZoneSpec(az, address, gateways[0], ENCAP_BASE + 4 * i, tuple(gateways[1:]))
+        ips = tuple(ENCAP_BASE + encap + j for j in range(len(gateways)))
+        encap += len(gateways)
+        spec = ZoneSpec(az, address, gateways[0], ips[0], tuple(gateways[1:]), ips[1:])
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
                               vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source,
                               data.get("auto-route") == "true"))
@@ -359,11 +363,13 @@ class Lab:
 
     def _set_up_deployment(self, join: DeploymentJoin) -> None:
         sb, az = self.sandbox, join.az
-        index = len(self.zones) + self.joins.index(join)
+        # encap IPs one after another, after the zones' (see `_zones`) and the deployments' before it
+        first = sum(1 + len(z.spec.standby) for z in self.zones)
+        first += sum(len(j.gateway_chassis) for j in self.joins[:self.joins.index(join)])
         commands: list[str] = []
         for i, (chassis, _priority) in enumerate(join.gateway_chassis):
             commands += ["--"] if commands else []
-            commands += ["chassis-add", chassis, sb.encapsulation, str(ENCAP_BASE + 4 * index + 256 * i),
+            commands += ["chassis-add", chassis, sb.encapsulation, str(ENCAP_BASE + first + i),
                          "--", "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true"]
         if self.underlay is None:  # else the hosts' own ovn-controller registered them
             sb.sb(az, *commands)
@@ -535,12 +541,12 @@ def lab_chassis(build: Build, zones: Sequence[_ZoneSetup]) -> tuple[dict[str, li
     ic = build.plan.interconnection
     chassis: dict[str, list[ChassisSpec]] = {}
     hosts: dict[str, str] = {}
-    for i, zone in enumerate(zones):
+    addresses = (UNDERLAY_BASE + n for n in itertools.count())  # one after another, whatever a zone's size
+    for zone in zones:
         az = zone.spec.name
         names = [zone.spec.gateway, *zone.spec.standby]
-        chassis[az] = [ChassisSpec(n, az, ic.encapsulation, UNDERLAY_BASE + 8 * i + j, gateway=True)
-                       for j, n in enumerate(names)]
-        chassis[az].append(ChassisSpec(f"{az}-vm-host", az, ic.encapsulation, UNDERLAY_BASE + 8 * i + len(names)))
+        chassis[az] = [ChassisSpec(n, az, ic.encapsulation, next(addresses), gateway=True) for n in names]
+        chassis[az].append(ChassisSpec(f"{az}-vm-host", az, ic.encapsulation, next(addresses)))
         hosts[az] = chassis[az][-1].name
     for join in build.plan.joins:
         deployment = join.deployment

@@ -138,6 +138,12 @@ class ZoneSpec:
     gateway: str  # chassis name and hostname of the zone's IC gateway (claims the port)
     gateway_ip: IPv4Address  # encap IP; never bound to an interface
     standby: tuple[str, ...] = ()  # further gateway chassis, priorities 99, 98, ...
+    standby_ips: tuple[IPv4Address, ...] = ()  # their encap IPs (default: gateway_ip + 256, + 512, ...)
+
+    def chassis_ips(self) -> list[tuple[str, IPv4Address]]:
+        """Every gateway chassis of the zone with its encap IP, in priority order."""
+        ips = self.standby_ips or tuple(self.gateway_ip + 256 * i for i in range(1, len(self.standby) + 1))
+        return [(self.gateway, self.gateway_ip), *zip(self.standby, ips, strict=True)]
 
 
 @dataclass
@@ -420,9 +426,10 @@ class Sandbox:
                 *gateways, *(["--", *more] if more else []))
 
     def _gateway_chassis_commands(self, zone: ZoneSpec) -> list[str]:
-        commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
-        for i, name in enumerate(zone.standby, start=1):
-            commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
+        commands: list[str] = []
+        for name, ip in zone.chassis_ips():
+            commands += ["--"] if commands else []
+            commands += _chassis_commands(name, self.encapsulation, ip)
         return commands
 
     def claim_gateway(self, zone: ZoneSpec, *, register_chassis: bool = False) -> None:
