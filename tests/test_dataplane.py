@@ -144,27 +144,34 @@ def test_geneve_does_not_need_vxlan_mode(without_vxlan_mode: None) -> None:
 
 
 # ---------------------------------------------------------------- deployments, MTU
-@needs_25_03
-def test_deployments_join_with_their_own_chassis_through_their_rendered_scripts() -> None:
-    with proof.running(build_file(OPENSTACK_K8S), data_plane=True, programs=DEBIAN13) as lab:
+@pytest.mark.parametrize("programs", BOTH)  # the deployments declare ovnVersion 23.03; the zones' 1.16 runs 25.03
+def test_deployments_join_with_their_own_chassis_through_their_rendered_scripts(programs: Programs) -> None:
+    with proof.running(build_file(OPENSTACK_K8S), data_plane=True, programs=programs) as lab:
         assert lab.underlay is not None
         chassis = {name: c.vsctl("get", "Open_vSwitch", ".", "external_ids")
                    for name, c in lab.underlay.chassis.items()}
+        left_out = sorted(name for name, c in lab.underlay.chassis.items() if c.local_ip_left_out)
         result = dataplane.prove_pairs(lab, lab.endpoints())
     assert sorted(chassis) == ["cmp1", "k8s-node-1", "k8s-node-2", "net1"]
     assert 'ovn-encap-ip="10.255.0.11"' in chassis["cmp1"] and "ovn-is-interconn" not in chassis["cmp1"]
     assert 'ovn-is-interconn="true"' in chassis["net1"] and 'ovn-encap-type=geneve' in chassis["net1"]
+    # Their scripts set ovn-set-local-ip=true (OVN < 24.09, loopback tunnel endpoints). Open vSwitch 3.1's
+    # dummy datapath gives an address no local route, so a tunnel with local_ip cannot send there: on
+    # 23.03 the lab leaves it out (each chassis has that one address); 3.5 simulates it as it is.
+    ovn, _ovs = programs.versions()
+    assert left_out == ([] if ovn.startswith("25.03.") else ["cmp1", "k8s-node-1", "k8s-node-2", "net1"])
+    assert ('ovn-set-local-ip="true"' in chassis["k8s-node-1"]) == (not left_out)
     assert [(p.source.az, p.target.az, p.outcome) for p in result] == [
         ("openstack", "k8s-prod-az", "delivered"), ("k8s-prod-az", "openstack", "delivered")]
 
 
-@needs_25_03
-def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict() -> None:
+@pytest.mark.parametrize("programs", BOTH)
+def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict(programs: Programs) -> None:
     text = OPENSTACK_K8S.read_text()
     big = text.replace("    underlayMTU: 1500              # 1442 for pods, as for Neutron",
                        "    underlayMTU: 9000")
     assert big != text
-    result = proof.prove(build_text(big, "fabric.yaml"), data_plane=True, programs=DEBIAN13)
+    result = proof.prove(build_text(big, "fabric.yaml"), data_plane=True, programs=programs)
     by_pair = {(p.source.az, p.target.az): p for p in result.pairs}
     lost = by_pair[("k8s-prod-az", "openstack")]
     assert lost.outcome == dataplane.MTU, lost

@@ -61,6 +61,7 @@ class Chassis:
     sandbox: Sandbox
     bridge_mac: str = ""
     vms: dict[str, Path] = field(default_factory=dict)  # VIF name -> its tx pcap
+    local_ip_left_out: bool = False  # its rendered ovn-set-local-ip=true, which this OVS cannot simulate
     _client: Client | None = None
 
     @property
@@ -171,6 +172,15 @@ class Underlay:
         chassis.appctl("ovs/route/add", str(self.network), "br-phys")
         if spec.host_script is not None:
             _run_host_script(chassis, spec)
+            # A tunnel with options:local_ip (ovn-controller sets it for `ovn-set-local-ip=true`)
+            # sends only from an address with a local route, as the kernel has one for each of a
+            # host's addresses. Open vSwitch 3.5's dummy datapath adds one with the address, 3.1's
+            # (Debian 12) does not: there its tunnels never send and BFD never comes up. The
+            # chassis has that one address, so the tunnel's source is the same without local_ip.
+            if f"SRC {spec.encap_ip} local" not in chassis.appctl("ovs/route/show") and chassis.vsctl(
+                    "--if-exists", "get", "Open_vSwitch", ".", "external_ids:ovn-set-local-ip").strip() == '"true"':
+                chassis.vsctl("set", "Open_vSwitch", ".", "external-ids:ovn-set-local-ip=false")
+                chassis.local_ip_left_out = True
         else:
             chassis.vsctl("set", "Open_vSwitch", ".", f"external-ids:system-id={spec.name}",
                           f"external-ids:hostname={spec.name}", f"external-ids:ovn-encap-type={spec.encapsulation}",
