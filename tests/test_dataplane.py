@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from ipaddress import IPv4Address
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ import pytest
 from conftest import REPO, build_file, build_text, edit
 from fabricgen import exit_codes
 from fabricgen.live_state.lab import dataplane, proof
+from fabricgen.live_state.lab.chassis import ChassisSpec
 from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
 from fabricgen.pipeline import Build
 
@@ -68,6 +71,59 @@ def without_vxlan_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         return "\n".join(line for line in text.splitlines() if "vxlan_mode=true" not in line) + "\n"
 
     monkeypatch.setattr(proof, "ic_database_script", script)
+    yield
+
+
+@pytest.fixture
+def ai_tunnels_geneve(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """ai's nodes tunnel Geneve where the fabric (and every other zone) says VXLAN: a cluster whose
+    Kube-OVN was installed with another tunnel type than the fabric's `encapsulation`."""
+    rendered = proof.lab_chassis
+
+    def lab_chassis(build: Build, zones: Sequence[proof._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
+                                                                           dict[str, str]]:
+        chassis, hosts = rendered(build, zones)
+        assert {c.encapsulation for specs in chassis.values() for c in specs} == {"vxlan"}
+        chassis["ai"] = [replace(c, encapsulation="geneve") for c in chassis["ai"]]
+        return chassis, hosts
+
+    monkeypatch.setattr(proof, "lab_chassis", lab_chassis)
+    yield
+
+
+@pytest.fixture
+def hq_node_1_not_an_ic_gateway(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """hq's first gateway node (priority 100 in the rendered gw-nodes) is not marked as an IC gateway
+    (`ovn-is-interconn`, which Kube-OVN's daemon sets on the gw-nodes): it still claims hq's transit port."""
+    rendered = proof.lab_chassis
+
+    def lab_chassis(build: Build, zones: Sequence[proof._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
+                                                                           dict[str, str]]:
+        chassis, hosts = rendered(build, zones)
+        assert chassis["hq"][0].name == "hq-node-1" and chassis["hq"][0].gateway
+        chassis["hq"][0] = replace(chassis["hq"][0], gateway=False)
+        return chassis, hosts
+
+    monkeypatch.setattr(proof, "lab_chassis", lab_chassis)
+    yield
+
+
+@pytest.fixture
+def ai_without_its_allow_for_hq(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """ai's Vpc `ovn-cluster` without the rendered 31000 allow for hq's backbone: ai's traffic to hq
+    meets Kube-OVN's 29000 reroute to a node, while hq's traffic to ai still arrives."""
+    rendered = proof._zones
+    allow = "ip4.dst == 172.30.10.0/24"
+
+    def zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[proof._ZoneSetup]:
+        out = rendered(build, actual)
+        ai = next(z for z in out if z.spec.name == "ai")
+        policies = ai.vpc_spec["policyRoutes"]
+        assert [p["match"] for p in policies].count(allow) == 1
+        spec = {**ai.vpc_spec, "policyRoutes": [p for p in policies if p["match"] != allow]}
+        return [replace(z, vpc_spec=spec) if z is ai else z for z in out]
+
+    monkeypatch.setattr(proof, "_zones", zones)
     yield
 
 
@@ -143,6 +199,56 @@ def test_geneve_does_not_need_vxlan_mode(without_vxlan_mode: None) -> None:
     assert result.ok, [p.detail for p in result.pairs if not p.delivered]
 
 
+# ---------------------------------------------------------------- what only the data plane shows
+AZS = ("hq", "ai", "edge", "dr")
+
+
+def lost_pairs(pairs: Iterable[proof.Pair]) -> dict[tuple[str, str], proof.Pair]:
+    return {(p.source.az, p.target.az): p for p in pairs if not p.delivered}
+
+
+@needs_25_03
+def test_a_zone_tunnelling_another_encapsulation_is_an_encapsulation_verdict(ai_tunnels_geneve: None) -> None:
+    lost = lost_pairs(proof.prove(build_file(LAB), data_plane=True, programs=DEBIAN13).pairs)
+    assert set(lost) == {(a, b) for a in AZS for b in AZS if a != b and "ai" in (a, b)}
+    assert {p.outcome for p in lost.values()} == {dataplane.ENCAPSULATION}
+    assert lost[("hq", "ai")].detail == ("hq's gateway hq-node-1 tunnels with vxlan, ai's gateway ai-node-1 with "
+                                         "geneve: no common encapsulation")
+    assert lost[("ai", "dr")].detail == ("ai's gateway ai-node-1 tunnels with geneve, dr's gateway dr-node-1 with "
+                                         "vxlan: no common encapsulation")
+
+
+@needs_25_03
+def test_a_gateway_that_is_not_an_ic_gateway_is_a_no_tunnel_verdict(hq_node_1_not_an_ic_gateway: None) -> None:
+    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+        assert dataplane.active_gateway(lab, "hq") == "hq-node-1"  # it claims hq's port all the same
+        assert lab.underlay is not None
+        own = {str(c.spec.encap_ip) for name, c in lab.underlay.chassis.items()
+               if c.spec.az == "hq" and name != "hq-node-1"}
+        assert {ip for _kind, ip in lab.underlay.chassis["hq-node-1"].tunnels()} == own  # its own zone's chassis only
+        lost = lost_pairs(dataplane.prove_pairs(lab, lab.endpoints()))
+        ai_gateway = lab.underlay.chassis["ai-node-1"].spec.encap_ip
+    assert set(lost) == {(a, b) for a in AZS for b in AZS if a != b and "hq" in (a, b)}
+    assert {p.outcome for p in lost.values()} == {dataplane.NO_TUNNEL}
+    assert lost[("hq", "ai")].detail == (
+        f"no tunnel from hq's gateway hq-node-1 to ai's gateway ai-node-1 ({ai_gateway}): hq-node-1 is not an IC "
+        "gateway (no ovn-is-interconn=true), and ovn-controller tunnels to other AZs' gateways only from one")
+    assert lost[("ai", "hq")].detail == (
+        "no tunnel from ai's gateway ai-node-1 to hq's gateway hq-node-1: ai does not know hq-node-1; the IC SB does "
+        "not list it as a gateway of hq (it is not an IC gateway: no ovn-is-interconn=true)")
+
+
+@needs_25_03
+def test_a_reply_lost_where_its_request_arrived_says_so(ai_without_its_allow_for_hq: None) -> None:
+    lost = lost_pairs(proof.prove(build_file(LAB), data_plane=True, programs=DEBIAN13).pairs)
+    assert set(lost) == {("hq", "ai"), ("ai", "hq")}
+    reroute = ("rerouted to a node by Kube-OVN's priority-29000 policy in ai: no allow policy above it for "
+               "172.30.10.0/24")
+    assert (lost[("hq", "ai")].outcome, lost[("hq", "ai")].detail) == (
+        proof.REROUTED, f"the request arrived, its reply did not: {reroute}")
+    assert (lost[("ai", "hq")].outcome, lost[("ai", "hq")].detail) == (proof.REROUTED, reroute)  # its request
+
+
 # ---------------------------------------------------------------- deployments, MTU
 @pytest.mark.parametrize("programs", BOTH)  # the deployments declare ovnVersion 23.03; the zones' 1.16 runs 25.03
 def test_deployments_join_with_their_own_chassis_through_their_rendered_scripts(programs: Programs) -> None:
@@ -176,7 +282,11 @@ def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict(programs: Pro
     lost = by_pair[("k8s-prod-az", "openstack")]
     assert lost.outcome == dataplane.MTU, lost
     assert "8942-byte packet is lost where a 36-byte one arrives" in lost.detail and "1500" in lost.detail
-    assert by_pair[("openstack", "k8s-prod-az")].outcome == dataplane.MTU  # its reply is 8942 bytes too
+    # the request (1442 bytes, openstack's) arrives; its reply is 8942 bytes too
+    replied = by_pair[("openstack", "k8s-prod-az")]
+    assert (replied.outcome, replied.detail) == (dataplane.MTU, (
+        "the request arrived, its reply did not: a 8942-byte packet is lost where a 36-byte one arrives: it does not "
+        "fit the underlay MTU on the way (1500, 9000) once encapsulated"))
 
 
 # ---------------------------------------------------------------- the lab's addresses
