@@ -38,9 +38,11 @@ from fabricgen.live_state.lab.programs import Programs, zones_ovn
 from fabricgen.live_state.lab.sandbox import (
     IC_SB,
     NB,
+    SB,
     Sandbox,
     SandboxError,
     ZoneSpec,
+    atoms,
     parallel,
     poll,
     transit_mac,
@@ -288,21 +290,19 @@ class Lab:
             underlay.wait_for_encaps(self.sandbox, az, [c.name for c in self.chassis.get(az, [])])
 
     def _gateways_published(self, azs: set[str]) -> bool:
-        rows = self.sandbox.icsb("--format=csv", "--data=bare", "--no-headings", "--columns=name", "list", "Gateway")
-        have = set(rows.split())
+        sb = self.sandbox
+        have = {row["name"] for row in sb.rows(sb.ic_sb, IC_SB, "Gateway", ["name"])}
         return all(c.name in have for az in azs for c in self.chassis.get(az, []) if c.gateway)
 
     def _keys_synced(self) -> bool:
         """ovn-ic has written the IC SB's tunnel key of the transit switch into every AZ's NB."""
-        ts = self.sandbox.transit_switch
-        key = self.sandbox.icsb("--bare", "--columns=tunnel_key", "find", "Datapath_Binding",
-                                f"transit_switch={ts}").strip()
-        if not key:
+        sb, ts = self.sandbox, self.sandbox.transit_switch
+        keys = sb.rows(sb.ic_sb, IC_SB, "Datapath_Binding", ["tunnel_key"], [("transit_switch", "==", ts)])
+        if not keys:
             return False
         for az in self.azs:
-            have = self.sandbox.nb(az, "--if-exists", "get", "Logical_Switch", ts,
-                                   "other_config:requested-tnl-key").strip().strip('"')
-            if have != key:
+            rows = sb.rows(sb.nb_db(az), NB, "Logical_Switch", ["other_config"], [("name", "==", ts)])
+            if not rows or dict(rows[0]["other_config"][1]).get("requested-tnl-key") != str(keys[0]["tunnel_key"]):
                 return False
         return True
 
@@ -323,11 +323,9 @@ class Lab:
         underlay.wait_for_bfd()
 
     def _bound(self, az: str, ports: Sequence[str]) -> bool:
-        for port in ports:
-            if not self.sandbox.sb(az, "--bare", "--columns=chassis", "find", "Port_Binding",
-                                   f"logical_port={port}").strip():
-                return False
-        return True
+        sb = self.sandbox
+        rows = sb.rows(sb.sb_db(az), SB, "Port_Binding", ["logical_port", "chassis"])
+        return {row["logical_port"] for row in rows if atoms(row["chassis"])} >= set(ports)
 
     def _start_az(self, az: str) -> None:
         zone = next((z for z in self.zones if z.spec.name == az), None)
