@@ -234,6 +234,7 @@ class Lab:
     vm_hosts: dict[str, str] = field(default_factory=dict)
     vifs: dict[tuple[str, str], str] = field(default_factory=dict)  # (AZ, VM port) -> VIF on its host
     tracing: bool = True  # start the tracing daemons (the data plane starts them when a pair is lost)
+    final: bool = False  # nothing changes the lab once started: northd and ovn-ic stop before the tracers start
 
     @property
     def azs(self) -> list[str]:
@@ -278,6 +279,8 @@ class Lab:
         if self.underlay is not None:
             self._attach_vms(self.underlay)
         if self.tracing:
+            if self.final:  # every SB is complete; from here on only ovn-trace reads it (a third less memory)
+                sb.stop_daemons(self.azs, ("northd", "ic"))
             sb.start_tracers(self.azs)
 
     # -------------------------------------------------------------- the data plane
@@ -576,18 +579,19 @@ def underlay_network(chassis: Mapping[str, Sequence[ChassisSpec]]) -> IPv4Networ
 
 @contextlib.contextmanager
 def running(build: Build, actual: Mapping[str, IPv4Address] | None = None, *,
-            data_plane: bool = False, programs: Programs | None = None) -> Iterator[Lab]:
+            data_plane: bool = False, programs: Programs | None = None, final: bool = False) -> Iterator[Lab]:
     """The started lab of a build; every daemon is stopped and the directory removed on exit,
     also when starting fails or is interrupted. `actual`: live transit addresses per AZ name.
     `data_plane`: with simulated chassis (ovs-vswitchd and ovn-controller) on a simulated
     underlay, the gateways' ports claimed by their own ovn-controller. `programs`: the OVN
-    programs to run (default: `FABRICGEN_OVN_PREFIX`, else the system's)."""
+    programs to run (default: `FABRICGEN_OVN_PREFIX`, else the system's). `final`: the caller only
+    traces, so the logical lab stops northd and ovn-ic once every SB is complete."""
     ic = build.plan.interconnection
     zones = _zones(build, actual or {})
     with workdir() as path:
         sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation,
                           programs or Programs.from_environment())
-        lab = Lab(build, sandbox, zones, build.plan.joins)
+        lab = Lab(build, sandbox, zones, build.plan.joins, final=final)
         if data_plane:
             lab.chassis, lab.vm_hosts = lab_chassis(build, zones)
             lab.underlay = Underlay(sandbox, underlay_network(lab.chassis))
@@ -616,7 +620,7 @@ def prove(build: Build, actual: Mapping[str, IPv4Address] | None = None, *, data
 
 
 def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: bool, programs: Programs) -> Proof:
-    with running(build, actual, data_plane=data_plane, programs=programs) as lab:
+    with running(build, actual, data_plane=data_plane, programs=programs, final=not data_plane) as lab:
         endpoints = lab.endpoints()
         if data_plane:
             from fabricgen.live_state.lab import dataplane

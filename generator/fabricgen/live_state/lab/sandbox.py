@@ -461,6 +461,18 @@ class Sandbox:
         self.wake(zone)
         return False
 
+    def stop_daemons(self, azs: Iterable[str], names: Sequence[str]) -> None:
+        """Stop some daemons of these AZs (pidfile names, e.g. `northd`, `ic`) and wait until they are gone."""
+        pids = []
+        for az in azs:
+            for name in names:
+                with contextlib.suppress(OSError, ValueError):
+                    pid = int((self.workdir / az / f"{name}.pid").read_text().strip())
+                    if _names(pid, self.workdir):
+                        os.kill(pid, signal.SIGTERM)
+                        pids.append(pid)
+        _terminate(pids)
+
     def stop(self) -> None:
         """Stop every daemon this sandbox started: SIGTERM, all at once, to the process ids in their
         pidfiles that are still the lab's (their command line names the work directory; OVS and
