@@ -75,6 +75,10 @@ def check_comment(repo: Path, base: str) -> None:
     assert comment.startswith(f"## fabricgen: sites/lab/fabric.yaml against {base}\n")
     assert "> **Caution** the transit address changes: ai 169.254.100.23 -> " in comment
     assert "### OVN-IC lab: 12/12 pairs delivered" in comment
+    # which OVN proved it: Debian 13's, the image's (here the extracted packages standing in for it)
+    assert ("proven with OVN 25.03.0 and Open vSwitch 3.5.0: ICMP echo and reply per pair, injected at a VM port "
+            "(netdev-dummy) and read back at the other.") in comment
+    assert "**Warning**" not in comment  # the zones' OVN (Kube-OVN 1.16: 25.03) is the one that proved it
 
 
 def test_github_actions_workflow(fabric_repo: tuple[Path, str]) -> None:

@@ -103,6 +103,56 @@ def test_init_pins_the_hooks_and_ci_to_the_given_commit(tmp_path: Path) -> None:
     assert (tmp_path / "rendered" / "dc1").is_dir()
 
 
+OVN_PACKAGES = {"ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch"}
+# What the CI images would install, standing in for them as in tests/test_ci_examples.py.
+DEBIAN13 = Path(__file__).resolve().parents[1] / ".ovn" / "25.03"
+
+
+def _apt_installs(lines: list[str]) -> set[str]:
+    """The packages the `apt-get install` lines of a job's shell commands name."""
+    out: set[str] = set()
+    for command in "\n".join(lines).replace("\\\n", " ").splitlines():  # continued lines joined
+        words = command.split()
+        if words[:2] == ["apt-get", "install"]:
+            out |= {w for w in words[2:] if not w.startswith("-")}
+    return out
+
+
+def test_init_ci_runs_in_debian_13_with_its_ovn(tmp_path: Path) -> None:
+    """Like deploy/ci/: every job in Debian 13, verify and diff with Debian's OVN 25.03 (the sample
+    is VXLAN, which needs 25.03's vxlan_mode; the comment's lab matrix needs the OVN programs)."""
+    assert main(["init", str(tmp_path), "--hook-repo", "https://git.example/net/fabricgen",
+                 "--hook-rev", "0123456789abcdef0123456789abcdef01234567"]) == 0
+    assert "encapsulation: vxlan" in (tmp_path / "sites/example/fabric.yaml").read_text()
+    github_text = (tmp_path / "ci/github-actions.yaml").read_text()
+    gitlab_text = (tmp_path / "ci/gitlab-ci.yml").read_text()
+    for text in (github_text, gitlab_text):
+        assert "ubuntu-latest" not in text and "python:3" not in text and "setup-python" not in text
+    workflow = YAML(typ="safe").load(github_text)
+    assert set(workflow["jobs"]) == {"check", "verify", "diff"}
+    for name, job in workflow["jobs"].items():
+        assert job["container"] == "debian:trixie", name
+        steps = job["steps"]
+        runs = [step.get("run", "") for step in steps]
+        checkout = next(i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/checkout@"))
+        installs = _apt_installs(runs[:checkout])  # git before the checkout, so that it is a git checkout
+        assert {"git", "python3-venv", "ca-certificates"} <= installs, name
+        assert (installs >= OVN_PACKAGES) == (name in ("verify", "diff")), name
+        # the job runs as root in a workspace the runner's user owns: trusted before git reads it
+        assert runs[checkout + 1] == 'git config --global --add safe.directory "$GITHUB_WORKSPACE"', name
+        assert any("python3 -m venv /opt/fabricgen" in run and "$GITHUB_PATH" in run for run in runs[:checkout])
+    assert "gh" in _apt_installs([s.get("run", "") for s in workflow["jobs"]["diff"]["steps"]])
+    gitlab = YAML(typ="safe").load(gitlab_text)
+    assert gitlab["default"] == {"image": "debian:trixie"}
+    for name in ("check", "verify", "diff"):
+        assert "image" not in gitlab[name], name
+        installs = _apt_installs(gitlab[name]["before_script"])
+        assert {"git", "python3-venv", "ca-certificates"} <= installs, name
+        assert (installs >= OVN_PACKAGES) == (name in ("verify", "diff")), name
+        assert 'export PATH="/opt/fabricgen/bin:$PATH"' in gitlab[name]["before_script"]
+    assert "curl" in _apt_installs(gitlab["diff"]["before_script"])
+
+
 @pytest.mark.parametrize("existing", ["README.md", "sites/example/fabric.yaml", "rendered/example/old.yaml"])
 def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path, existing: str,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
@@ -174,13 +224,22 @@ def _ci_diff_comments(repo: Path, environment: dict[str, str]) -> None:
         next(line for line in gitlab["diff"]["script"] if "fabricgen diff" in line)
         .replace("origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "HEAD~1"),
     ]
+    if not (DEBIAN13 / "bin" / "ovs-vswitchd").exists():
+        pytest.skip("OVN 25.03 is not installed in .ovn/25.03 (scripts/setup.sh --test)")
     for script in scripts:
         assert "HEAD~1" in script
-        done = run(["bash", "-e", "-o", "pipefail", "-c", script], repo, environment)
+        # the OVN the jobs install from Debian 13's packages: 25.03
+        done = run(["bash", "-e", "-o", "pipefail", "-c", script], repo,
+                   {**environment, "FABRICGEN_OVN_PREFIX": str(DEBIAN13)})
         assert done.returncode == 0, done.stderr
         comment = (repo / "comment.md").read_text()
         assert comment.startswith("## fabricgen: sites/example/fabric.yaml against HEAD~1\n")
         assert "169.254.100.13" in comment
+        # the lab matrix, proven with packets on the OVN the zones run, and saying so
+        assert "### OVN-IC lab: 2/2 pairs delivered\n" in comment
+        assert ("proven with OVN 25.03.0 and Open vSwitch 3.5.0: ICMP echo and reply per pair, injected at a VM port "
+                "(netdev-dummy) and read back at the other.") in comment
+        assert "**Warning**" not in comment
         (repo / "comment.md").unlink()
 
 

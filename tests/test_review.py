@@ -314,6 +314,29 @@ def test_markdown_without_the_ovn_programs_leaves_the_lab_out(
     assert "Topology of the head" in out
 
 
+def test_the_comment_proves_with_packets_up_to_eight_azs_and_with_ovn_trace_above() -> None:
+    from fabricgen.live_state.verification import COMMENT_DATA_PLANE_MAX_AZS, comment_proof
+
+    assert COMMENT_DATA_PLANE_MAX_AZS == 8
+    assert comment_proof(4, NAME) == comment_proof(8, NAME) == (True, None)
+    assert comment_proof(9, NAME) == (False, (
+        "Traced with `ovn-trace` only: 9 AZs are more than the 8 this comment proves with packets (the data-plane "
+        "lab takes about 170 MiB and a second per AZ); `fabricgen verify sites/lab/fabric.yaml` proves them with "
+        "packets."))
+    assert comment_proof(4, NAME, data_plane_programs=False) == (False, None)  # the matrix says --logical
+
+
+@pytest.mark.skipif(bool(missing_prerequisites(data_plane=True)), reason=f"real OVN needed ({INSTALL_COMMAND})")
+def test_a_comment_on_nine_azs_traces_them_and_says_why() -> None:
+    from conftest import build_text
+    from fabricgen.live_state.verification import lab_section
+
+    section = lab_section(build_text(renumbered(9)[0], "mesh.yaml"), "mesh.yaml")
+    assert section is not None and section.startswith("### OVN-IC lab: 72/72 pairs delivered\n")
+    assert ": ovn-trace of each pair, no chassis and no packets (--logical).\n\nTraced with `ovn-trace` only: 9 AZs " \
+           "are more than the 8 this comment proves with packets" in section
+
+
 def renumbered(zones: int) -> tuple[str, str]:
     """A full mesh of `zones` zones, and the same with every transit address moved by one."""
     lines = ["apiVersion: fabricgen.io/v1alpha1", "kind: Fabric", "metadata: {name: mesh}", "interconnection:",

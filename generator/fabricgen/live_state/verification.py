@@ -108,12 +108,13 @@ MATRIX_MAX = 16  # endpoints: a larger matrix does not fit a pull-request commen
 FAILURES_MAX = 50
 
 
-def markdown(proof: Proof, fabric: str) -> str:
+def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     """The verify matrix as a pull-request comment section (up to 16 endpoints; with more, only the
-    pairs that are not delivered, at most 50 of them)."""
+    pairs that are not delivered, at most 50 of them); `note`: why it was proven as it was."""
     lines = [f"### OVN-IC lab: {summary(proof)}", "", header(proof, fabric), ""]
     if proof.azs:
         lines += [f"{proven_with(proof)}.", ""]
+        lines += [note, ""] if note else []
         lines += [f"> **Warning**: {w}" for w in version_warnings(proof)]
         lines += [""] if version_warnings(proof) else []
     if proof.endpoints and len(proof.endpoints) <= MATRIX_MAX:
@@ -197,15 +198,35 @@ def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[
 
 
 
+# The pull-request comment proves with packets up to this many AZs, above it with ovn-trace
+# (`--logical`): the data-plane lab runs three daemons per chassis, each AZ about 170 MiB and a
+# second on 2 cores (16 zones: 2.7 GiB; docs/review-and-proof.md), and the comment is a second proof beside
+# the verify job's, which proves any size with packets.
+COMMENT_DATA_PLANE_MAX_AZS = 8
+
+
+def comment_proof(azs: int, fabric: str, *, data_plane_programs: bool = True) -> tuple[bool, str | None]:
+    """How the pull-request comment proves a fabric of `azs` AZs: (with packets?, why not, in words)."""
+    if not data_plane_programs:
+        return False, None  # only the control-plane programs: `proven_with` says --logical
+    if azs > COMMENT_DATA_PLANE_MAX_AZS:
+        return False, (f"Traced with `ovn-trace` only: {azs} AZs are more than the {COMMENT_DATA_PLANE_MAX_AZS} "
+                       "this comment proves with packets (the data-plane lab takes about 170 MiB and a second "
+                       f"per AZ); `fabricgen verify {fabric}` proves them with packets.")
+    return True, None
+
+
 def lab_section(head: Build, name: str) -> str | None:
     """The verify matrix of a build for a pull-request comment, or None when the OVN programs
-    are not installed."""
+    are not installed: with packets up to `COMMENT_DATA_PLANE_MAX_AZS` AZs, else with ovn-trace,
+    saying so."""
     from fabricgen.live_state.lab import proof
 
     if head.plan.fabric.interconnection is None or missing_programs() is not None:
         return None
-    data_plane = missing_programs(data_plane=True) is None
+    azs = len(head.plan.zones) + len(head.plan.joins)
+    data_plane, note = comment_proof(azs, name, data_plane_programs=missing_programs(data_plane=True) is None)
     try:
-        return markdown(proof.prove(head, data_plane=data_plane), name)
+        return markdown(proof.prove(head, data_plane=data_plane), name, note)
     except proof.ProofError as exc:
         return f"### OVN-IC lab: not run\n\n{exc}\n"

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
-from fabricgen.live_state.lab.sandbox import Sandbox, SandboxError, parallel, poll, run
+from fabricgen.live_state.lab.sandbox import SB, Sandbox, SandboxError, parallel, poll, run
 from fabricgen.live_state.lab.unixctl import Client, UnixctlError
 
 NETWORK = "n1"
@@ -61,6 +61,7 @@ class Chassis:
     sandbox: Sandbox
     bridge_mac: str = ""
     vms: dict[str, Path] = field(default_factory=dict)  # VIF name -> its tx pcap
+    local_ip_left_out: bool = False  # its rendered ovn-set-local-ip=true, which this OVS cannot simulate
     _client: Client | None = None
 
     @property
@@ -112,14 +113,9 @@ class Chassis:
     def bfd_down(self) -> list[str]:
         """The tunnel ports with BFD on (ovn-controller turns it on towards the gateways of an HA
         chassis group) whose session is not up yet: a redirect to a gateway waits for it."""
-        rows = self.vsctl("--format=csv", "--data=bare", "--no-headings", "--columns=name,bfd,bfd_status",
-                          "list", "Interface")
-        down = []
-        for row in rows.splitlines():
-            name, bfd, status = [*row.split(","), "", ""][:3]
-            if "enable=true" in bfd.split() and "state=up" not in status.split():
-                down.append(name)
-        return down
+        rows = self.sandbox.rows(self.db, "Open_vSwitch", "Interface", ["name", "bfd", "bfd_status"])
+        return [row["name"] for row in rows
+                if dict(row["bfd"][1]).get("enable") == "true" and dict(row["bfd_status"][1]).get("state") != "up"]
 
     def close(self) -> None:
         if self._client is not None:
@@ -171,6 +167,15 @@ class Underlay:
         chassis.appctl("ovs/route/add", str(self.network), "br-phys")
         if spec.host_script is not None:
             _run_host_script(chassis, spec)
+            # A tunnel with options:local_ip (ovn-controller sets it for `ovn-set-local-ip=true`)
+            # sends only from an address with a local route, as the kernel has one for each of a
+            # host's addresses. Open vSwitch 3.5's dummy datapath adds one with the address, 3.1's
+            # (Debian 12) does not: there its tunnels never send and BFD never comes up. The
+            # chassis has that one address, so the tunnel's source is the same without local_ip.
+            if f"SRC {spec.encap_ip} local" not in chassis.appctl("ovs/route/show") and chassis.vsctl(
+                    "--if-exists", "get", "Open_vSwitch", ".", "external_ids:ovn-set-local-ip").strip() == '"true"':
+                chassis.vsctl("set", "Open_vSwitch", ".", "external-ids:ovn-set-local-ip=false")
+                chassis.local_ip_left_out = True
         else:
             chassis.vsctl("set", "Open_vSwitch", ".", f"external-ids:system-id={spec.name}",
                           f"external-ids:hostname={spec.name}", f"external-ids:ovn-encap-type={spec.encapsulation}",
@@ -211,9 +216,7 @@ class Underlay:
     def wait_for_encaps(self, sb: Sandbox, az: str, names: Sequence[str]) -> None:
         """`ovn_wait_for_encaps`: every chassis of an AZ has registered its tunnel endpoint."""
         def registered() -> bool:
-            rows = sb.sb(az, "--format=csv", "--data=bare", "--no-headings", "--columns=chassis_name",
-                         "list", "Encap")
-            return set(names) <= set(rows.split())
+            return set(names) <= {row["chassis_name"] for row in sb.rows(sb.sb_db(az), SB, "Encap", ["chassis_name"])}
 
         poll(f"the chassis of {az} in its SB", registered)
 

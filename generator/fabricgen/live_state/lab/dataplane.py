@@ -25,7 +25,7 @@ from pathlib import Path
 from fabricgen.live_state.lab import kubeovn
 from fabricgen.live_state.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, read_pcap
 from fabricgen.live_state.lab.proof import DELIVERED, Endpoint, Lab, Pair, trace_pair
-from fabricgen.live_state.lab.sandbox import POLL_INTERVAL
+from fabricgen.live_state.lab.sandbox import IC_SB, POLL_INTERVAL, SB
 from fabricgen.model.ovn import TUNNEL_OVERHEAD
 
 TUNNEL_KEY = "tunnel-key"
@@ -149,14 +149,19 @@ def _small(leg: _Leg) -> _Leg:
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
 
 
+REPLY_LOST = "the request arrived, its reply did not: "  # how a lost reply's verdict begins
+
+
 def _explain(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone,
              leg: _Leg, differences: list[str], small: Mapping[int, list[str]], reply: bool) -> Pair:
-    what = "the reply " if reply else ""
+    """Why a leg was lost (`reply`: the echo reply, from `src` the destination back to `dst`)."""
     if differences:
+        what = "the reply " if reply else ""
         return Pair(src, dst, ALTERED, f"{what}arrived in {dst.az} altered: {', '.join(differences)}")
+    what = REPLY_LOST if reply else ""
     logical = trace_pair(lab, src, source, dst, target)
     if not logical.delivered:
-        return Pair(src, dst, logical.outcome, f"{what}{logical.detail}" if reply else logical.detail)
+        return Pair(src, dst, logical.outcome, f"{what}{logical.detail}")
     reason = data_plane_reason(lab, src.az, dst.az)
     if reason is not None:
         return Pair(src, dst, reason[0], f"{what}{reason[1]}")
@@ -214,6 +219,12 @@ def data_plane_reason(lab: Lab, a: str, b: str) -> tuple[str, str] | None:
         missing = a if gw_a is None else b
         return NO_TUNNEL, f"no gateway chassis of {missing} has claimed its port on {ts}"
     mine, theirs = encap_types(lab, a, gw_a), encap_types(lab, a, gw_b)
+    if not theirs:  # ovn-ic syncs the gateways the IC SB lists into every other AZ, with their encaps
+        listed = lab.sandbox.rows(lab.sandbox.ic_sb, IC_SB, "Gateway", ["name"], [("name", "==", gw_b)])
+        why = ("ovn-ic has not synced it there" if listed else
+               f"the IC SB does not list it as a gateway of {b} (it is not an IC gateway: no ovn-is-interconn=true)")
+        return NO_TUNNEL, (f"no tunnel from {a}'s gateway {gw_a} to {b}'s gateway {gw_b}: {a} does not know {gw_b}; "
+                           f"{why}")
     if not mine & theirs:
         return ENCAPSULATION, (f"{a}'s gateway {gw_a} tunnels with {','.join(sorted(mine)) or 'nothing'}, "
                                f"{b}'s gateway {gw_b} with {','.join(sorted(theirs)) or 'nothing'}: no common "
@@ -222,5 +233,15 @@ def data_plane_reason(lab: Lab, a: str, b: str) -> tuple[str, str] | None:
     remote = lab.underlay.chassis[gw_b].spec.encap_ip
     tunnels = lab.underlay.chassis[gw_a].tunnels()
     if not any(ip == str(remote) for _kind, ip in tunnels):
-        return NO_TUNNEL, f"no tunnel from {a}'s gateway {gw_a} to {b}'s gateway {gw_b} ({remote})"
+        detail = f"no tunnel from {a}'s gateway {gw_a} to {b}'s gateway {gw_b} ({remote})"
+        if not is_interconn(lab, a, gw_a):
+            detail += (f": {gw_a} is not an IC gateway (no ovn-is-interconn=true), and ovn-controller tunnels to "
+                       "other AZs' gateways only from one")
+        return NO_TUNNEL, detail
     return None
+
+
+def is_interconn(lab: Lab, az: str, chassis: str) -> bool:
+    """The chassis registered itself as an IC gateway (`other_config:is-interconn=true`)."""
+    rows = lab.sandbox.rows(lab.sandbox.sb_db(az), SB, "Chassis", ["other_config"], [("name", "==", chassis)])
+    return any(["is-interconn", "true"] in row["other_config"][1] for row in rows)

@@ -21,6 +21,7 @@ and from there in the destination AZ to the VM. A failing pair says where the pa
 from __future__ import annotations
 
 import contextlib
+import itertools
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,9 +36,13 @@ from fabricgen.live_state.lab import kubeovn
 from fabricgen.live_state.lab.chassis import ChassisSpec, Underlay
 from fabricgen.live_state.lab.programs import Programs, zones_ovn
 from fabricgen.live_state.lab.sandbox import (
+    IC_SB,
+    NB,
+    SB,
     Sandbox,
     SandboxError,
     ZoneSpec,
+    atoms,
     parallel,
     poll,
     transit_mac,
@@ -186,7 +191,8 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
     subnet = build.plan.interconnection.transit_switch.subnet
     free = (a for a in subnet.hosts() if a not in used)
     out = []
-    for i, zone in enumerate(build.plan.zones):
+    encap = 0  # the chassis' encap IPs, one after another from ENCAP_BASE
+    for zone in build.plan.zones:
         objects = zone_objects(build, zone.name)
         config = find_object(objects, "ConfigMap", "ovn-ic-config")
         vpc = find_object(objects, "Vpc", DEFAULT_VPC)
@@ -199,7 +205,9 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
             raise ProofError(f"zone {zone.name}: ovn-ic-config has no gw-nodes")
         source = "actual" if az in actual else "fabric" if zone.zone.transit_address else "lab"
         address = actual.get(az) or zone.zone.transit_address or next(free)
-        spec = ZoneSpec(az, address, gateways[0], ENCAP_BASE + 4 * i, tuple(gateways[1:]))
+        ips = tuple(ENCAP_BASE + encap + j for j in range(len(gateways)))
+        encap += len(gateways)
+        spec = ZoneSpec(az, address, gateways[0], ips[0], tuple(gateways[1:]), ips[1:])
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
                               vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source,
                               data.get("auto-route") == "true"))
@@ -226,6 +234,7 @@ class Lab:
     vm_hosts: dict[str, str] = field(default_factory=dict)
     vifs: dict[tuple[str, str], str] = field(default_factory=dict)  # (AZ, VM port) -> VIF on its host
     tracing: bool = True  # start the tracing daemons (the data plane starts them when a pair is lost)
+    final: bool = False  # nothing changes the lab once started: northd and ovn-ic stop before the tracers start
 
     @property
     def azs(self) -> list[str]:
@@ -246,9 +255,15 @@ class Lab:
         if self.underlay is not None:
             poll("the zones' gateways in the IC SB", lambda: self._gateways_published(zones))
         sb.icnb("ts-add", sb.transit_switch)
+        # Every zone's ovn-ic is held (paused) but while its own zone joins, and all are resumed
+        # once every zone has joined: then each ovn-ic copies every other AZ's transit port into its
+        # NB at once, where otherwise every port published has every ovn-ic and northd of the lab run
+        # again (n times n runs).
+        parallel(self._hold_ic, self.zones)
         parallel(self._set_up_zone, self.zones)
         parallel(self._set_up_deployment, self.joins)
-        poll("every AZ's transit port in the IC SB", self._published)
+        parallel(lambda zone: sb.resume(zone.spec.name, "ic"), self.zones)
+        poll("every AZ's transit port in the IC SB", lambda: self._published())
         if self.underlay is None:
             poll("every AZ's remote transit ports bound", self._remotes_bound)
         else:  # a gateway that never claims its port (its BFD sessions down) shows as lost pairs, explained
@@ -260,10 +275,12 @@ class Lab:
         if auto or any(j.auto_route for j in self.joins):
             self._settle_learned_routes()
             parallel(lambda z: kubeovn.allow_learned_routes(sb, z.spec.name), auto)
-        parallel(sb.sync, self.azs)
+        sb.sync_all(self.azs)
         if self.underlay is not None:
             self._attach_vms(self.underlay)
         if self.tracing:
+            if self.final:  # every SB is complete; from here on only ovn-trace reads it (a third less memory)
+                sb.stop_daemons(self.azs, ("northd", "ic"))
             sb.start_tracers(self.azs)
 
     # -------------------------------------------------------------- the data plane
@@ -276,21 +293,19 @@ class Lab:
             underlay.wait_for_encaps(self.sandbox, az, [c.name for c in self.chassis.get(az, [])])
 
     def _gateways_published(self, azs: set[str]) -> bool:
-        rows = self.sandbox.icsb("--format=csv", "--data=bare", "--no-headings", "--columns=name", "list", "Gateway")
-        have = set(rows.split())
+        sb = self.sandbox
+        have = {row["name"] for row in sb.rows(sb.ic_sb, IC_SB, "Gateway", ["name"])}
         return all(c.name in have for az in azs for c in self.chassis.get(az, []) if c.gateway)
 
     def _keys_synced(self) -> bool:
         """ovn-ic has written the IC SB's tunnel key of the transit switch into every AZ's NB."""
-        ts = self.sandbox.transit_switch
-        key = self.sandbox.icsb("--bare", "--columns=tunnel_key", "find", "Datapath_Binding",
-                                f"transit_switch={ts}").strip()
-        if not key:
+        sb, ts = self.sandbox, self.sandbox.transit_switch
+        keys = sb.rows(sb.ic_sb, IC_SB, "Datapath_Binding", ["tunnel_key"], [("transit_switch", "==", ts)])
+        if not keys:
             return False
         for az in self.azs:
-            have = self.sandbox.nb(az, "--if-exists", "get", "Logical_Switch", ts,
-                                   "other_config:requested-tnl-key").strip().strip('"')
-            if have != key:
+            rows = sb.rows(sb.nb_db(az), NB, "Logical_Switch", ["other_config"], [("name", "==", ts)])
+            if not rows or dict(rows[0]["other_config"][1]).get("requested-tnl-key") != str(keys[0]["tunnel_key"]):
                 return False
         return True
 
@@ -311,15 +326,21 @@ class Lab:
         underlay.wait_for_bfd()
 
     def _bound(self, az: str, ports: Sequence[str]) -> bool:
-        for port in ports:
-            if not self.sandbox.sb(az, "--bare", "--columns=chassis", "find", "Port_Binding",
-                                   f"logical_port={port}").strip():
-                return False
-        return True
+        sb = self.sandbox
+        rows = sb.rows(sb.sb_db(az), SB, "Port_Binding", ["logical_port", "chassis"])
+        return {row["logical_port"] for row in rows if atoms(row["chassis"])} >= set(ports)
 
     def _start_az(self, az: str) -> None:
         zone = next((z for z in self.zones if z.spec.name == az), None)
         self.sandbox.start_az(az, az_name=az if zone is not None else None)
+
+    def _hold_ic(self, zone: _ZoneSetup) -> None:
+        """Pause the zone's ovn-ic once it has made its copy of the transit switch."""
+        sb, name = self.sandbox, zone.spec.name
+        where = [("name", "==", sb.transit_switch)]
+        poll(f"ovn-ic's transit switch in {name}", lambda: bool(sb.rows(sb.nb_db(name), NB, "Logical_Switch", ["_uuid"],
+                                                                        where)))
+        sb.pause(name, "ic")
 
     def _set_up_zone(self, zone: _ZoneSetup) -> None:
         sb, name = self.sandbox, zone.spec.name
@@ -329,10 +350,13 @@ class Lab:
                      *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
-        simulated = self.underlay is not None
-        sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=not simulated)  # one transaction: a new router
-        if not simulated:  # else the gateway's ovn-controller claims the port
-            sb.claim_gateway(zone.spec)
+        sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=False)  # one transaction: a new router
+        if self.underlay is None:  # else the gateways are simulated chassis and ovn-controller claims the port
+            sb.claim_gateway(zone.spec, register_chassis=True)
+        # ovn-ic publishes the zone's port, then is held again until every zone has joined.
+        sb.resume(name, "ic")
+        poll(f"{name}'s transit port in the IC SB", lambda: self._published([name]))
+        sb.pause(name, "ic")
         self.networks[name] = [backbone]
         self.nodes[name] = node
         self.macs[name] = transit_mac(zone.spec.transit_address)
@@ -340,11 +364,13 @@ class Lab:
 
     def _set_up_deployment(self, join: DeploymentJoin) -> None:
         sb, az = self.sandbox, join.az
-        index = len(self.zones) + self.joins.index(join)
+        # encap IPs one after another, after the zones' (see `_zones`) and the deployments' before it
+        first = sum(1 + len(z.spec.standby) for z in self.zones)
+        first += sum(len(j.gateway_chassis) for j in self.joins[:self.joins.index(join)])
         commands: list[str] = []
         for i, (chassis, _priority) in enumerate(join.gateway_chassis):
             commands += ["--"] if commands else []
-            commands += ["chassis-add", chassis, sb.encapsulation, str(ENCAP_BASE + 4 * index + 256 * i),
+            commands += ["chassis-add", chassis, sb.encapsulation, str(ENCAP_BASE + first + i),
                          "--", "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true"]
         if self.underlay is None:  # else the hosts' own ovn-controller registered them
             sb.sb(az, *commands)
@@ -395,20 +421,19 @@ class Lab:
         with contextlib.suppress(SandboxError):
             poll("routes learned through ovn-ic", learned_all, tries=LEARN_TRIES)
 
-    def _published(self) -> bool:
-        ports = self.sandbox.icsb("--bare", "--columns=logical_port", "find", "Port_Binding",
-                                  f"transit_switch={self.sandbox.transit_switch}").split()
-        return {f"{self.sandbox.transit_switch}-{az}" for az in self.azs} <= set(ports)
+    def _published(self, azs: Sequence[str] | None = None) -> bool:
+        """Every AZ's (or these AZs') transit port is in the IC SB; the ovn-ic of one that is not
+        is woken (`Sandbox.wake`)."""
+        sb = self.sandbox
+        rows = sb.rows(sb.ic_sb, IC_SB, "Port_Binding", ["logical_port"], [("transit_switch", "==", sb.transit_switch)])
+        have = {row["logical_port"] for row in rows}
+        missing = [az for az in (self.azs if azs is None else azs) if f"{sb.transit_switch}-{az}" not in have]
+        for az in missing:
+            sb.wake(az)
+        return not missing
 
     def _remotes_bound(self) -> bool:
-        ts = self.sandbox.transit_switch
-        for az in self.azs:
-            rows = self.sandbox.sb(az, "--format=csv", "--data=bare", "--no-headings",
-                                   "--columns=logical_port,chassis", "find", "Port_Binding", "type=remote")
-            bound = {line.split(",")[0] for line in rows.splitlines() if line.split(",")[1:2] != [""]}
-            if not {f"{ts}-{other}" for other in self.azs if other != az} <= bound:
-                return False
-        return True
+        return all(self.sandbox.remotes_bound(az, self.azs) for az in self.azs)
 
     # -------------------------------------------------------------- tracing
     def endpoints(self) -> list[tuple[Endpoint, kubeovn.Backbone]]:
@@ -517,12 +542,12 @@ def lab_chassis(build: Build, zones: Sequence[_ZoneSetup]) -> tuple[dict[str, li
     ic = build.plan.interconnection
     chassis: dict[str, list[ChassisSpec]] = {}
     hosts: dict[str, str] = {}
-    for i, zone in enumerate(zones):
+    addresses = (UNDERLAY_BASE + n for n in itertools.count())  # one after another, whatever a zone's size
+    for zone in zones:
         az = zone.spec.name
         names = [zone.spec.gateway, *zone.spec.standby]
-        chassis[az] = [ChassisSpec(n, az, ic.encapsulation, UNDERLAY_BASE + 8 * i + j, gateway=True)
-                       for j, n in enumerate(names)]
-        chassis[az].append(ChassisSpec(f"{az}-vm-host", az, ic.encapsulation, UNDERLAY_BASE + 8 * i + len(names)))
+        chassis[az] = [ChassisSpec(n, az, ic.encapsulation, next(addresses), gateway=True) for n in names]
+        chassis[az].append(ChassisSpec(f"{az}-vm-host", az, ic.encapsulation, next(addresses)))
         hosts[az] = chassis[az][-1].name
     for join in build.plan.joins:
         deployment = join.deployment
@@ -554,18 +579,19 @@ def underlay_network(chassis: Mapping[str, Sequence[ChassisSpec]]) -> IPv4Networ
 
 @contextlib.contextmanager
 def running(build: Build, actual: Mapping[str, IPv4Address] | None = None, *,
-            data_plane: bool = False, programs: Programs | None = None) -> Iterator[Lab]:
+            data_plane: bool = False, programs: Programs | None = None, final: bool = False) -> Iterator[Lab]:
     """The started lab of a build; every daemon is stopped and the directory removed on exit,
     also when starting fails or is interrupted. `actual`: live transit addresses per AZ name.
     `data_plane`: with simulated chassis (ovs-vswitchd and ovn-controller) on a simulated
     underlay, the gateways' ports claimed by their own ovn-controller. `programs`: the OVN
-    programs to run (default: `FABRICGEN_OVN_PREFIX`, else the system's)."""
+    programs to run (default: `FABRICGEN_OVN_PREFIX`, else the system's). `final`: the caller only
+    traces, so the logical lab stops northd and ovn-ic once every SB is complete."""
     ic = build.plan.interconnection
     zones = _zones(build, actual or {})
     with workdir() as path:
         sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation,
                           programs or Programs.from_environment())
-        lab = Lab(build, sandbox, zones, build.plan.joins)
+        lab = Lab(build, sandbox, zones, build.plan.joins, final=final)
         if data_plane:
             lab.chassis, lab.vm_hosts = lab_chassis(build, zones)
             lab.underlay = Underlay(sandbox, underlay_network(lab.chassis))
@@ -594,7 +620,7 @@ def prove(build: Build, actual: Mapping[str, IPv4Address] | None = None, *, data
 
 
 def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: bool, programs: Programs) -> Proof:
-    with running(build, actual, data_plane=data_plane, programs=programs) as lab:
+    with running(build, actual, data_plane=data_plane, programs=programs, final=not data_plane) as lab:
         endpoints = lab.endpoints()
         if data_plane:
             from fabricgen.live_state.lab import dataplane

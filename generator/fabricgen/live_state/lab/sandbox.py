@@ -5,8 +5,8 @@ work directory: the IC northbound and southbound ovsdb-servers, and per
 availability zone one ovsdb-server with its NB and SB, ovn-northd and ovn-ic. There is no
 OVS, no kernel datapath, no TCP port and nothing outside the work directory
 (every OVS/OVN run, log and database directory variable points into it); the
-daemons are stopped through their own control sockets, then by the process ids in
-their own pidfiles, and the directory is removed afterwards.
+daemons are stopped by the process ids in their own pidfiles (SIGTERM, all at once), and
+the directory is removed afterwards.
 
 The interconnection is built the way Kube-OVN's ovn-ic-controller builds it:
 router `ovn-cluster` per zone, LRP `<az>-<ts>` with the zone's transit address,
@@ -18,8 +18,9 @@ gateway and `ovn-ic-sbctl show` list the port.
 
 AZs start in parallel (each daemon's `--detach` returns once it is ready), and
 `ovn-trace` runs as one daemon per AZ answering on its control socket, so tracing
-many paths starts no process per trace. Readiness is polled with a bounded number
-of retries, never with a deadline.
+many paths starts no process per trace. What the lab only reads or waits for (rows,
+`nb_cfg`) it asks the ovsdb-servers on their sockets (`transact`), starting no ctl
+process. Readiness is polled with a bounded number of retries, never with a deadline.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fabricgen.live_state.lab.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
 from fabricgen.live_state.lab.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
@@ -56,6 +57,7 @@ CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
 WORKERS = 8  # AZs set up at once; each step waits on daemons, not on this process
 _SOCKET_PATH_MAX = 107
 STOP_ROUNDS = 20  # rounds of looking for a lab process still running after the pidfiles' were stopped
+NB, SB, IC_NB, IC_SB = "OVN_Northbound", "OVN_Southbound", "OVN_IC_Northbound", "OVN_IC_Southbound"
 
 T = TypeVar("T")
 
@@ -136,6 +138,12 @@ class ZoneSpec:
     gateway: str  # chassis name and hostname of the zone's IC gateway (claims the port)
     gateway_ip: IPv4Address  # encap IP; never bound to an interface
     standby: tuple[str, ...] = ()  # further gateway chassis, priorities 99, 98, ...
+    standby_ips: tuple[IPv4Address, ...] = ()  # their encap IPs (default: gateway_ip + 256, + 512, ...)
+
+    def chassis_ips(self) -> list[tuple[str, IPv4Address]]:
+        """Every gateway chassis of the zone with its encap IP, in priority order."""
+        ips = self.standby_ips or tuple(self.gateway_ip + 256 * i for i in range(1, len(self.standby) + 1))
+        return [(self.gateway, self.gateway_ip), *zip(self.standby, ips, strict=True)]
 
 
 @dataclass
@@ -200,7 +208,49 @@ class Sandbox:
 
     def sync(self, zone: str) -> None:
         """Wait until northd has compiled the zone's NB into its SB."""
-        self.nb(zone, "--wait=sb", "sync")
+        self.sync_all([zone])
+
+    def sync_all(self, zones: Iterable[str]) -> None:
+        """`ovn-nbctl --wait=sb sync` in every zone at once: each NB_Global's `nb_cfg` raised, then
+        waited for until northd has answered with `sb_cfg` (on the databases' sockets, no process)."""
+        wanted = {}
+        for zone in zones:
+            result = self.transact(self.nb_db(zone), NB, [
+                {"op": "mutate", "table": "NB_Global", "where": [], "mutations": [["nb_cfg", "+=", 1]]},
+                {"op": "select", "table": "NB_Global", "where": [], "columns": ["nb_cfg"]}])
+            wanted[zone] = int(result[1]["rows"][0]["nb_cfg"])
+
+        def done() -> bool:
+            for zone in list(wanted):
+                row = self.rows(self.nb_db(zone), NB, "NB_Global", ["sb_cfg"])[0]
+                if int(row["sb_cfg"]) >= wanted[zone]:
+                    del wanted[zone]
+            return not wanted
+
+        poll("northd to compile every NB into its SB", done)
+
+    # ------------------------------------------------------------ OVSDB on its socket
+    def transact(self, db: str, database: str, operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One OVSDB transaction (RFC 7047 `transact`) on a database's unix socket (`unix:PATH`):
+        what the ctl tools send, without starting one."""
+        if INTERRUPTED.is_set():
+            raise SandboxError("interrupted")
+        try:
+            with Client(Path(db.removeprefix("unix:")), timeout=CTL_TIMEOUT) as client:
+                result = client.request("transact", [database, *operations])
+        except (OSError, UnixctlError) as exc:
+            raise SandboxError(f"{database} at {db}: {exc}") from None
+        errors = [r for r in result if isinstance(r, dict) and "error" in r] if isinstance(result, list) else [result]
+        if errors:
+            raise SandboxError(f"{database} at {db}: {errors[0]}")
+        return list(result)
+
+    def rows(self, db: str, database: str, table: str, columns: Sequence[str],
+             where: Sequence[tuple[str, str, object]] = ()) -> list[dict[str, Any]]:
+        """The rows of a table (`where`: OVSDB conditions), the given columns only."""
+        result = self.transact(db, database, [{"op": "select", "table": table, "where": [list(c) for c in where],
+                                               "columns": list(columns)}])
+        return list(result[0]["rows"])
 
     # ------------------------------------------------------------ tracing daemons
     def start_tracers(self, azs: Iterable[str]) -> None:
@@ -295,14 +345,39 @@ class Sandbox:
             shutil.copyfile(self._template(schema), d / f"{name}.db")
         self._daemon(d, "db", ["ovsdb-server", f"--remote=punix:{d / 'nb.sock'}", f"--remote=punix:{d / 'sb.sock'}",
                                str(d / "nb.db"), str(d / "sb.db")])
-        if az_name is not None:
-            self.nb(directory, "init", "--", "set", "NB_Global", ".", f"name={az_name}")
-        else:
-            self.nb(directory, "init")
+        # `ovn-nbctl init` (and `set NB_Global . name=AZ`), on the socket.
+        self.transact(self.nb_db(directory), NB, [
+            {"op": "insert", "table": "NB_Global", "row": {"name": az_name} if az_name is not None else {}}])
         nb, sb = self.nb_db(directory), self.sb_db(directory)
         self._daemon(d, "northd", ["ovn-northd", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}"])
         self._daemon(d, "ic", ["ovn-ic", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}",
                                f"--ic-nb-db={self.ic_nb}", f"--ic-sb-db={self.ic_sb}"])
+
+    def pause(self, az: str, daemon: str) -> None:
+        """Pause an AZ's ovn-ic or ovn-northd (`ovn-appctl -t DAEMON pause`, `daemon` "ic" or
+        "northd"): it keeps reading its databases and writes nothing until `resume`, so it then
+        acts on everything that changed meanwhile at once."""
+        self._control(az, daemon, "pause")
+
+    def resume(self, az: str, daemon: str) -> None:
+        """Resume a paused daemon, and wait until it has its lock again and is active (`status`):
+        23.03's `resume` does not wake the daemon, a request that follows does."""
+        self._control(az, daemon, "resume")
+        poll(f"ovn-{daemon} of {az} active again", lambda: "active" in self._control(az, daemon, "status"))
+
+    def wake(self, az: str, daemon: str = "ic") -> None:
+        """Have a daemon run its loop once more (any request on its control socket does). ovn-ic
+        retries a transaction the IC SB refused (two AZs took the same tunnel key) only when
+        something wakes it, and in a quiet lab nothing else may."""
+        with contextlib.suppress(SandboxError):
+            self._control(az, daemon, "status")
+
+    def _control(self, az: str, daemon: str, command: str) -> str:
+        try:
+            with Client(self.workdir / az / f"{daemon}.ctl") as client:
+                return client.call(command)
+        except (OSError, UnixctlError) as exc:
+            raise SandboxError(f"ovn-{daemon} of {az}: {command}: {exc}") from None
 
     def add_gateway_chassis(self, az: str, chassis: str, ip: IPv4Address) -> None:
         """An IC gateway chassis in an AZ's SB, as ovn-controller registers a host with
@@ -310,7 +385,7 @@ class Sandbox:
         self.sb(az, *_chassis_commands(chassis, self.encapsulation, ip))
 
     def registered_zones(self) -> set[str]:
-        return set(self.icsb("--bare", "--columns=name", "list", "Availability_Zone").split())
+        return {row["name"] for row in self.rows(self.ic_sb, IC_SB, "Availability_Zone", ["name"])}
 
     def start(self, *, before_transit_switch: Sequence[Sequence[str]] = ()) -> None:
         """IC databases, every zone's daemons, the transit switch and each zone's port on it.
@@ -341,10 +416,7 @@ class Sandbox:
         address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
         chassis = [zone.gateway, *zone.standby]
         if register_chassis:
-            commands = _chassis_commands(zone.gateway, self.encapsulation, zone.gateway_ip)
-            for i, name in enumerate(zone.standby, start=1):
-                commands += ["--", *_chassis_commands(name, self.encapsulation, zone.gateway_ip + 256 * i)]
-            self.sb(z, *commands)
+            self.sb(z, *self._gateway_chassis_commands(zone))
         gateways = [arg for i, name in enumerate(chassis)
                     for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
         self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
@@ -353,10 +425,19 @@ class Sandbox:
                 "--", "lsp-set-addresses", lsp, "router", "--", "lsp-set-options", lsp, f"router-port={lrp}",
                 *gateways, *(["--", *more] if more else []))
 
-    def claim_gateway(self, zone: ZoneSpec) -> None:
-        """Make ovn-controller's claim of one zone's chassisredirect port."""
+    def _gateway_chassis_commands(self, zone: ZoneSpec) -> list[str]:
+        commands: list[str] = []
+        for name, ip in zone.chassis_ips():
+            commands += ["--"] if commands else []
+            commands += _chassis_commands(name, self.encapsulation, ip)
+        return commands
+
+    def claim_gateway(self, zone: ZoneSpec, *, register_chassis: bool = False) -> None:
+        """Make ovn-controller's claim of one zone's chassisredirect port; `register_chassis`: its
+        gateway chassis registered in the same transaction (see `join`)."""
         port = f"cr-{zone.name}-{self.transit_switch}"
-        self.sb(zone.name, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, zone.gateway)
+        first = [*self._gateway_chassis_commands(zone), "--"] if register_chassis else []
+        self.sb(zone.name, *first, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, zone.gateway)
 
     def claim_gateways(self) -> None:
         for zone in self.zones:
@@ -367,18 +448,35 @@ class Sandbox:
         return sum(1 for line in text.splitlines() if line.startswith("        port ")) >= len(self.zones)
 
     def _remotes_bound(self) -> bool:
-        ts = self.transit_switch
-        for zone in self.zones:
-            rows = self.sb(zone.name, "--format=csv", "--data=bare", "--no-headings",
-                           "--columns=logical_port,chassis", "find", "Port_Binding", "type=remote")
-            bound = {line.split(",")[0] for line in rows.splitlines() if line.split(",")[1:2] != [""]}
-            if not {f"{ts}-{o.name}" for o in self.zones if o.name != zone.name} <= bound:
-                return False
-        return True
+        names = [z.name for z in self.zones]
+        return all(self.remotes_bound(zone, names) for zone in names)
+
+    def remotes_bound(self, zone: str, azs: Iterable[str]) -> bool:
+        """Every other AZ's transit port is a remote port bound to its gateway in the zone's SB
+        (when not, the zone's ovn-ic is woken: see `wake`)."""
+        rows = self.rows(self.sb_db(zone), SB, "Port_Binding", ["logical_port", "chassis"], [("type", "==", "remote")])
+        bound = {row["logical_port"] for row in rows if atoms(row["chassis"])}
+        if {f"{self.transit_switch}-{az}" for az in azs if az != zone} <= bound:
+            return True
+        self.wake(zone)
+        return False
+
+    def stop_daemons(self, azs: Iterable[str], names: Sequence[str]) -> None:
+        """Stop some daemons of these AZs (pidfile names, e.g. `northd`, `ic`) and wait until they are gone."""
+        pids = []
+        for az in azs:
+            for name in names:
+                with contextlib.suppress(OSError, ValueError):
+                    pid = int((self.workdir / az / f"{name}.pid").read_text().strip())
+                    if _names(pid, self.workdir):
+                        os.kill(pid, signal.SIGTERM)
+                        pids.append(pid)
+        _terminate(pids)
 
     def stop(self) -> None:
-        """Stop every daemon this sandbox started: `exit` on each control socket, then the process
-        ids in their pidfiles (SIGTERM, then SIGKILL for one that stays)."""
+        """Stop every daemon this sandbox started: SIGTERM, all at once, to the process ids in their
+        pidfiles that are still the lab's (their command line names the work directory; OVS and
+        OVN daemons exit cleanly on it), then SIGKILL for one that stays."""
         self._stopped = True
         for client in self._tracers.values():
             client.close()
@@ -387,10 +485,10 @@ class Sandbox:
         for pidfile in self._pidfiles:
             with contextlib.suppress(OSError, ValueError):
                 pids.append(int(pidfile.read_text().strip()))
-        for pidfile in self._pidfiles:
-            ctl = pidfile.with_suffix(".ctl")
-            with contextlib.suppress(OSError, UnixctlError), Client(ctl, timeout=2) as client:
-                client.call("exit")
+        pids = [pid for pid in pids if _names(pid, self.workdir)]
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
         _terminate(pids)
         # A daemon whose start was interrupted may not have written its pidfile when it was read
         # (its `--detach` parent was signalled with the caller): every process still running with
@@ -422,6 +520,16 @@ class Sandbox:
                 sandbox.stop()
 
 
+def atoms(value: Any) -> list[Any]:
+    """The elements of an OVSDB value as `transact` returns it: a set (`["set", [...]]`) or one atom
+    (a UUID is `["uuid", "..."]`)."""
+    if isinstance(value, list) and value and value[0] == "set":
+        return [a[1] if isinstance(a, list) else a for a in value[1]]
+    if isinstance(value, list) and value and value[0] == "uuid":
+        return [value[1]]
+    return [value]
+
+
 def _chassis_commands(chassis: str, encapsulation: str, ip: IPv4Address) -> list[str]:
     return ["chassis-add", chassis, encapsulation, str(ip),
             "--", "set", "Chassis", chassis, f"hostname={chassis}", "other_config:is-interconn=true"]
@@ -449,20 +557,19 @@ def _terminate(pids: Sequence[int], grace: int = 10) -> None:
         time.sleep(POLL_INTERVAL)
 
 
+def _names(pid: int, directory: Path) -> bool:
+    """The process is alive and its command line names a path inside `directory`."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return os.fsencode(f"{directory}/") in cmdline and _alive(pid)
+
+
 def lab_processes(directory: Path) -> list[int]:
     """The live processes (not this one) whose command line names a path inside `directory`."""
-    marker = os.fsencode(f"{directory}/")
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker in cmdline and _alive(int(entry.name)):
-            out.append(int(entry.name))
-    return out
+    return [int(entry.name) for entry in Path("/proc").iterdir()
+            if entry.name.isdigit() and int(entry.name) != os.getpid() and _names(int(entry.name), directory)]
 
 
 @contextlib.contextmanager

@@ -3,7 +3,9 @@
 One request per call over one connection: `{"id": N, "method": M, "params": [...]}` in,
 `{"id": N, "result": TEXT, "error": null}` out, with no framing beyond the JSON value
 itself (`lib/unixctl.c`, `lib/jsonrpc.c` of Open vSwitch). Calling the daemon directly
-saves starting an `ovs-appctl` process per trace.
+saves starting an `ovs-appctl` process per trace. An ovsdb-server speaks the same JSON-RPC
+on its database socket (RFC 7047: `transact`), with JSON values for parameters and results
+(`Client.request`).
 """
 
 from __future__ import annotations
@@ -31,16 +33,20 @@ class Client:
         self._id = 0
 
     def call(self, method: str, *params: str) -> str:
+        result = self.request(method, list(params))
+        return result if isinstance(result, str) else ""
+
+    def request(self, method: str, params: list[Any]) -> Any:
+        """One JSON-RPC request and its result (any JSON value): also what an ovsdb-server answers."""
         self._id += 1
-        request = {"id": self._id, "method": method, "params": list(params)}
+        request = {"id": self._id, "method": method, "params": params}
         self._sock.sendall(json.dumps(request).encode())
         reply = self._read()
         if reply.get("id") != self._id:
             raise UnixctlError(f"{self._path}: reply to another request: {reply!r}")
         if reply.get("error") is not None:
             raise UnixctlError(f"{self._path}: {method}: {reply['error']}")
-        result = reply.get("result")
-        return result if isinstance(result, str) else ""
+        return reply.get("result")
 
     def call_many(self, requests: list[tuple[str, ...]], batch: int = 64) -> list[str]:
         """Several calls (method, *params), `batch` of them sent before their replies are read:
