@@ -211,6 +211,11 @@ CASES = [
     pytest.param(edit(edit(edit(BASE, "interconnection:\n", "interconnection:\n  encapsulation: vxlan\n"),
                            "  - name: os\n", "  - name: os\n    encapsulation: vxlan\n    ovnVersion: '25.03'\n"),
                       "  - name: k8s\n", "  - name: k8s\n    encapsulation: vxlan\n"), [
+        "sites/t/fabric.yaml:7:3: interconnection.database: warning: the IC database runs outside every zone, so "
+        "nothing in the zones' rollout sets vxlan_mode or waits for it, and a zone that joins first gets a transit "
+        "switch keyed outside VXLAN's range; before the first zone joins (and after every rebuild of the "
+        "database), run rendered/t/_host/_ic-db/configure-ic-db.sh where it reaches the IC northbound database, "
+        "or run the database in a zone (database.zone); `fabricgen status` reports a database without it [FG113]",
         "sites/t/fabric.yaml:40:5: ovnDeployments[1].ovnVersion: OVN 23.03 has no vxlan_mode for "
         "interconnection (it came in 25.03): its ovn-ic would give the transit switch a tunnel key VXLAN "
         "cannot carry; run OVN 25.03 or later on this deployment (and set ovnVersion), or use geneve for "

@@ -33,6 +33,7 @@ RENDERERS: dict[str, Renderer] = {
     "namespaces": namespaces.render,
     "kubeovn-ic": kubeovn_ic.render,
     "ic-database": icdb.render,
+    "ic-database-script": icdb.render_external,
     "backbone": overlay.render,
     "default-vpc-routes": default_vpc.render,
     "tenant-vpcs": tenants.render,
@@ -52,6 +53,7 @@ RENDERERS: dict[str, Renderer] = {
 # the KRM function), does not run them. `pipeline.render` fails if one of them yields a
 # Kubernetes manifest, so a renderer listed here by mistake cannot drop objects unnoticed.
 TEXT_ONLY = frozenset({
+    "ic-database-script",
     "ovn-controller",
     "ovn-ic-join",
     "host-netplan",

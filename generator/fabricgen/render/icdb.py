@@ -224,12 +224,14 @@ def render_zone(plan: Plan, zone: ZonePlan) -> list[Artifact]:
 
 
 def render(plan: Plan) -> list[Artifact]:
-    """The IC server and its script in the zone hosting the IC database; for a database that
-    runs outside every zone and needs `vxlan_mode`, the script alone, for its operator to run
-    before the first zone joins (`_host/_ic-db/`, FG113)."""
-    if plan.fabric.interconnection is None:
+    """The IC server and its script in the zone hosting the IC database."""
+    return [a for zone in plan.zones if zone.hosts_ic_database for a in render_zone(plan, zone)]
+
+
+def render_external(plan: Plan) -> list[Artifact]:
+    """For a database that runs outside every zone and needs `vxlan_mode`: the script alone, for
+    its operator to run before the first zone joins (`_host/_ic-db/`, FG113). Text only."""
+    ic = plan.fabric.interconnection
+    if ic is None or ic.database.zone is not None or not ic.vxlan_mode or not plan.zones:
         return []
-    hosted = [a for zone in plan.zones if zone.hosts_ic_database for a in render_zone(plan, zone)]
-    if hosted or plan.interconnection.database.zone is not None or not plan.interconnection.vxlan_mode:
-        return hosted
     return [TextFile(host_tree.ic_database_dir() / SCRIPT, script(plan), executable=True)]
