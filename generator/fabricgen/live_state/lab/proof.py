@@ -21,6 +21,7 @@ and from there in the destination AZ to the VM. A failing pair says where the pa
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
@@ -141,7 +142,12 @@ class Proof:
         return self.delivered == len(self.pairs)
 
     def pair(self, source: Endpoint, target: Endpoint) -> Pair | None:
-        return next((p for p in self.pairs if p.source == source and p.target == target), None)
+        return self._by_ends.get((source, target))
+
+    @functools.cached_property
+    def _by_ends(self) -> dict[tuple[Endpoint, Endpoint], Pair]:
+        """The pairs by (source, target): the matrix looks up every cell, n² of them."""
+        return {(p.source, p.target): p for p in self.pairs}
 
 
 # ------------------------------------------------------------------ reading the rendered output
