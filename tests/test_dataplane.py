@@ -12,21 +12,23 @@ Debian 13's OVN 25.03 / OVS 3.5, which `scripts/setup.sh --test` extracts into `
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO, build_file, build_text, edit
 from fabricgen import exit_codes
-from fabricgen.live_state.lab import dataplane, proof
-from fabricgen.live_state.lab.chassis import ChassisSpec
+from fabricgen.live_state.lab import dataplane, kubeovn, proof
+from fabricgen.live_state.lab.chassis import NETWORK, ChassisSpec
 from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
+from fabricgen.live_state.lab.sandbox import run
 from fabricgen.pipeline import Build
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -125,6 +127,42 @@ def ai_without_its_allow_for_hq(monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
 
     monkeypatch.setattr(proof, "_zones", zones)
     yield
+
+
+SNAT_ADDRESS = "169.254.100.250"
+
+
+@pytest.fixture
+def hq_snats_its_backbone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """hq's router `ovn-cluster` has an OVN SNAT rule for its backbone (added by hand, in the same
+    transaction that creates the router): every packet hq sends out of the transit switch comes
+    from another address, the seed's "SNAT on a backbone"."""
+    rendered = kubeovn.join_reroute_commands
+
+    def join_reroute(zone: str, source: IPv4Network) -> tuple[str, list[list[str]]]:
+        node, commands = rendered(zone, source)
+        if zone == "hq":
+            commands = [*commands, ["lr-nat-add", "ovn-cluster", "snat", SNAT_ADDRESS, str(source)]]
+        return node, commands
+
+    monkeypatch.setattr(kubeovn, "join_reroute_commands", join_reroute)
+    yield
+
+
+@pytest.fixture
+def underlay_drops_vxlan_between_hq_and_ai() -> Iterator[proof.Lab]:
+    """The lab, whose underlay then drops VXLAN (UDP 4789) between every chassis of hq and of ai,
+    both ways: a firewall between two sites that passes everything else."""
+    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+        assert lab.underlay is not None and lab.underlay._main is not None
+        switch = lab.underlay._main
+        ips = {az: [str(c.spec.encap_ip) for c in lab.underlay.chassis.values() if c.spec.az == az]
+               for az in ("hq", "ai")}
+        flows = [f"priority=100,udp,nw_src={a},nw_dst={b},tp_dst=4789,actions=drop"
+                 for a, b in itertools.product(ips["hq"], ips["ai"]) for a, b in ((a, b), (b, a))]
+        for flow in flows:
+            run(["ovs-ofctl", "add-flow", f"unix:{switch.directory / NETWORK}.mgmt", flow], env=switch.env())
+        yield lab
 
 
 # ---------------------------------------------------------------- the lab, on both OVN versions
@@ -248,6 +286,35 @@ def test_a_reply_lost_where_its_request_arrived_says_so(ai_without_its_allow_for
     assert (lost[("hq", "ai")].outcome, lost[("hq", "ai")].detail) == (
         proof.REROUTED, f"the request arrived, its reply did not: {reroute}")
     assert (lost[("ai", "hq")].outcome, lost[("ai", "hq")].detail) == (proof.REROUTED, reroute)  # its request
+
+
+@needs_25_03
+def test_a_backbone_translated_on_the_way_arrives_altered(hq_snats_its_backbone: None) -> None:
+    altered = lost_pairs(proof.prove(build_file(LAB), data_plane=True, programs=DEBIAN13).pairs)
+    assert set(altered) == {("hq", b) for b in AZS if b != "hq"}
+    assert {p.outcome for p in altered.values()} == {dataplane.ALTERED}
+    assert altered[("hq", "ai")].detail == f"arrived in ai altered: ip4.src {SNAT_ADDRESS} (expected 172.30.10.5)"
+
+
+@pytest.mark.parametrize("programs", BOTH)
+def test_ovn_trace_shows_the_translation_too(hq_snats_its_backbone: None, programs: Programs) -> None:
+    altered = lost_pairs(proof.prove(build_file(LAB), programs=programs).pairs)
+    assert set(altered) == {("hq", b) for b in AZS if b != "hq"}
+    assert {p.outcome for p in altered.values()} == {proof.ALTERED}
+    assert altered[("hq", "dr")].detail == f"arrived in dr altered: ip4.src={SNAT_ADDRESS} in hq (conntrack NAT)"
+
+
+@needs_25_03
+def test_what_the_underlay_drops_is_a_lost_verdict(underlay_drops_vxlan_between_hq_and_ai: proof.Lab) -> None:
+    lab = underlay_drops_vxlan_between_hq_and_ai
+    lost = lost_pairs(dataplane.prove_pairs(lab, lab.endpoints()))
+    assert set(lost) == {("hq", "ai"), ("ai", "hq")}
+    assert {p.outcome for p in lost.values()} == {dataplane.LOST}
+    assert lab.underlay is not None
+    hq, ai = (lab.underlay.chassis[name].spec.encap_ip for name in ("hq-node-1", "ai-node-1"))
+    assert lost[("ai", "hq")].detail == (
+        f"lost in the data plane, though ovn-trace delivers it, and ai's gateway ai-node-1 ({ai}) has a tunnel to "
+        f"hq's gateway hq-node-1 ({hq}): the underlay between them drops it; check that it passes vxlan UDP 4789")
 
 
 # ---------------------------------------------------------------- deployments, MTU

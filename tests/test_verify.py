@@ -350,3 +350,36 @@ def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
     assert md.count("- not delivered: z0 ") == 19
     text = verify.text(result, "f.yaml")
     assert text.splitlines()[3].split()[:4] == ["from", "\\", "to", "z0"]  # the terminal gets the matrix
+
+
+# ---------------------------------------------------------------- reading ovn-trace --minimal
+SNAT_25_03 = """# ip,reg14=0x1,vlan_tci=0x0000,nw_src=172.30.10.5,nw_dst=172.30.20.5,nw_ttl=64
+ip.ttl--;
+eth.src = 00:00:a9:fe:64:47;
+eth.dst = 00:00:a9:fe:64:17;
+ct_snat(ip4.src=169.254.100.250) /* default (use --ct to customize) */ {
+    output("ts-ai");
+};
+"""
+SNAT_23_03 = SNAT_25_03.replace("ct_snat(", "ct_snatin_czone(")  # how 23.03 prints ct_snat_in_czone
+ARP = """# ip,reg14=0x1,nw_src=172.30.10.5,nw_dst=172.30.20.5
+ip.ttl--;
+eth.src = 00:00:a9:fe:64:47;
+arp {
+    eth.dst = ff:ff:ff:ff:ff:ff;
+    output("ts-ai");
+};
+"""
+
+
+@pytest.mark.parametrize("trace", [SNAT_25_03, SNAT_23_03], ids=["ovn-25.03", "ovn-23.03"])
+def test_a_packet_through_conntrack_is_output_with_its_translation(trace: str) -> None:
+    """Printed by the real ovn-trace of each release (tests/test_dataplane.py makes the same rule)."""
+    assert proof.outputs(trace) == ["ts-ai"]
+    assert proof.translated(trace) == ["ip4.src=169.254.100.250"]
+
+
+def test_the_routers_own_arp_request_is_not_the_packet() -> None:
+    assert proof.outputs(ARP) == []
+    assert proof.translated(ARP) == []
+    assert proof.outputs(ARP.replace("arp {", "ct_next(ct_state=est|trk) {\n    arp {") + "};\n") == []

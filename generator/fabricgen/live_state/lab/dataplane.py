@@ -11,8 +11,10 @@ a while (bounded polls, no deadline).
 A pair that is lost is explained: first by `ovn-trace` of the same packet (the logical
 verdicts of `proof.trace_pair`), then by what only the data plane has: the transit switch's
 tunnel key differing between the AZs (what VXLAN without `vxlan_mode` does), no encapsulation
-both gateways speak, no tunnel from the source's gateway to the destination's, or a packet
-too big for the underlay (a small probe is then delivered).
+both gateways speak, no tunnel from the source's gateway to the destination's, a packet
+too big for the underlay (a small probe is then delivered), a packet that arrives altered
+(an address translated on the way), and what is left: the underlay between the gateways'
+tunnel endpoints drops it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from fabricgen.live_state.lab import kubeovn
 from fabricgen.live_state.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, read_pcap
-from fabricgen.live_state.lab.proof import DELIVERED, Endpoint, Lab, Pair, trace_pair
+from fabricgen.live_state.lab.proof import ALTERED, DELIVERED, Endpoint, Lab, Pair, trace_pair
 from fabricgen.live_state.lab.sandbox import IC_SB, POLL_INTERVAL, SB
 from fabricgen.model.ovn import TUNNEL_OVERHEAD
 
@@ -32,7 +34,6 @@ TUNNEL_KEY = "tunnel-key"
 NO_TUNNEL = "no-tunnel"
 ENCAPSULATION = "encapsulation"
 MTU = "mtu"
-ALTERED = "altered"
 LOST = "lost"
 OUTCOMES = (TUNNEL_KEY, NO_TUNNEL, ENCAPSULATION, MTU, ALTERED, LOST)
 
@@ -92,7 +93,11 @@ def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
             if index in arrived:
                 continue
             key = (str(leg.probe.ip_src), str(leg.probe.ip_dst), leg.probe.kind, leg.probe.ident, leg.probe.sequence)
-            match = next((s for s in seen[pcaps[index]] if s.key == key), None)
+            frames = seen[pcaps[index]]
+            # the probe itself, else the same probe (ICMP type, identifier, sequence: unique in a
+            # wave) with other addresses: translated on the way, it arrived altered
+            match = next((s for s in frames if s.key == key), None) or next(
+                (s for s in frames if s.key is not None and s.key[2:] == key[2:]), None)
             if match is not None:
                 arrived[index] = match
         if len(arrived) == len(wanted):
@@ -170,7 +175,25 @@ def _explain(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, t
         return Pair(src, dst, MTU, f"{what}a {leg.probe.size}-byte packet is lost where a {MIN_IP_SIZE}-byte one "
                                    f"arrives: it does not fit the underlay MTU on the way ({', '.join(map(str, mtus))})"
                                    " once encapsulated")
-    return Pair(src, dst, LOST, f"{what}lost in the data plane, though ovn-trace delivers it")
+    return Pair(src, dst, LOST,
+                f"{what}lost in the data plane, though ovn-trace delivers it{_underlay(lab, src.az, dst.az)}")
+
+
+TUNNEL_PORTS = {"geneve": 6081, "vxlan": 4789, "stt": 7471}  # the UDP (STT: TCP) port of each encapsulation
+
+
+def _underlay(lab: Lab, a: str, b: str) -> str:
+    """What is left once the tunnel keys, gateways, encapsulation and tunnel are as they should
+    be: the underlay between the two gateways' tunnel endpoints (`data_plane_reason` found the
+    tunnel, so both gateways are known)."""
+    gw_a, gw_b = active_gateway(lab, a), active_gateway(lab, b)
+    if lab.underlay is None or gw_a not in lab.underlay.chassis or gw_b not in lab.underlay.chassis:
+        return ""
+    remote = str(lab.underlay.chassis[gw_b].spec.encap_ip)
+    kinds = sorted({kind for kind, ip in lab.underlay.chassis[gw_a].tunnels() if ip == remote})
+    ports = ", ".join(f"{kind} {'TCP' if kind == 'stt' else 'UDP'} {TUNNEL_PORTS.get(kind, '?')}" for kind in kinds)
+    return (f", and {a}'s gateway {gw_a} ({lab.underlay.chassis[gw_a].spec.encap_ip}) has a tunnel to {b}'s gateway "
+            f"{gw_b} ({remote}): the underlay between them drops it; check that it passes {ports or 'the tunnel'}")
 
 
 def active_gateway(lab: Lab, az: str) -> str | None:

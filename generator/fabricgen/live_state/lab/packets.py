@@ -99,6 +99,10 @@ class Seen:
             out.append(f"eth.src {_text_mac(self.frame[6:12])} (expected {_text_mac(expected[6:12])})")
         if len(self.frame) > 22 and len(expected) > 22 and self.frame[22] != expected[22]:
             out.append(f"ttl {self.frame[22]} (expected {expected[22]})")
+        for name, start in (("ip4.src", 26), ("ip4.dst", 30)):  # after a 14-byte Ethernet header
+            got, want = self.frame[start:start + 4], expected[start:start + 4]
+            if len(got) == len(want) == 4 and got != want:
+                out.append(f"{name} {IPv4Address(got)} (expected {IPv4Address(want)})")
         if len(self.frame) != len(expected):
             out.append(f"{len(self.frame)} bytes (expected {len(expected)})")
         return out or ["other bytes differ"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import re
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ REROUTED = "rerouted"
 DROPPED = "dropped"
 WRONG_ZONE = "wrong-zone"
 UNRESOLVED = "unresolved"
+ALTERED = "altered"  # delivered with an address translated on the way
 
 
 class ProofError(FabricgenError):
@@ -87,7 +89,7 @@ class Endpoint:
 class Pair:
     source: Endpoint
     target: Endpoint
-    outcome: str  # DELIVERED, REROUTED, DROPPED, WRONG_ZONE or UNRESOLVED
+    outcome: str  # DELIVERED, REROUTED, DROPPED, WRONG_ZONE, UNRESOLVED or ALTERED
     detail: str  # where the packet went, in words
 
     @property
@@ -463,13 +465,28 @@ def actions(trace: str) -> list[str]:
 
 
 def outputs(trace: str) -> list[str]:
-    """The ports a `--minimal` trace outputs to, at the top level (not inside `arp { }`)."""
-    out, depth = [], 0
+    """The ports a `--minimal` trace outputs the packet to: at the top level or inside the
+    connection tracker's blocks (`ct_next(...) {`, `ct_snat(...) {`: the same packet, after
+    conntrack or NAT), not inside a packet of the router's own (`arp {`, `icmp4 {`)."""
+    out: list[str] = []
+    blocks: list[bool] = []  # per open block: does it carry the packet itself?
     for line in actions(trace):
-        if depth == 0 and line.startswith('output("') and line.endswith('");'):
+        if all(blocks) and line.startswith('output("') and line.endswith('");'):
             out.append(line[len('output("'):-len('");')])
-        depth += line.count("{") - line.count("}")
+        for _ in range(line.count("}")):
+            if blocks:
+                blocks.pop()
+        blocks.extend([line.startswith("ct_")] * line.count("{"))
     return out
+
+
+_NAT = re.compile(r"ct_\w*\((ip[46]\.(?:src|dst)=[^)]*)\)")
+
+
+def translated(trace: str) -> list[str]:
+    """The addresses a `--minimal` trace's conntrack rewrites: `ct_snat(ip4.src=X)`, `ct_dnat(...)`
+    (OVN 23.03 prints `ct_snatin_czone(...)` for `ct_snat_in_czone`)."""
+    return [match[1] for line in actions(trace) if (match := _NAT.match(line))]
 
 
 def next_hop(detailed: str) -> str | None:
@@ -501,6 +518,10 @@ def trace_pair(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint,
             second = _trace(lab, dst.az, ts, arriving_flow(lab, source, target, src, dst), "--minimal")
         there = outputs(second)
         if there and there[-1] == target.vm:
+            nat = [f"{change} in {az}" for az, trace in ((src.az, first), (dst.az, second))
+                   for change in translated(trace)]
+            if nat:  # the other side sees another address than the sender's (SNAT on a backbone)
+                return Pair(src, dst, ALTERED, f"arrived in {dst.az} altered: {', '.join(nat)} (conntrack NAT)")
             return Pair(src, dst, DELIVERED, f"{src.az} -> {ts} -> {dst.az}")
         where = f"output to {there[-1]}" if there else "dropped"
         return Pair(src, dst, DROPPED, f"reached {dst.az} on {ts} but was not delivered there ({where})")
