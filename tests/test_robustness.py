@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import ipaddress
 import json
 import os
 import re
@@ -310,6 +311,47 @@ def test_samples_round_trip_through_the_mutator_unchanged(site: str) -> None:
     """The mutator's load/dump is faithful, so a mutation is the only change."""
     assert load(dump(load(SAMPLES[site]))) == load(SAMPLES[site])
     assert check_fabric_text(dump(load(SAMPLES[site]))) in (0, 3)
+
+
+def _is_address(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        ipaddress.IPv4Interface(value)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.filterwarnings("error")  # ipaddress warns of a bool taken as an int; a later Python refuses it
+@pytest.mark.parametrize("value", [5, True, 3.5], ids=["number", "boolean", "float"])
+@pytest.mark.parametrize("site", sorted(SAMPLES))
+def test_a_number_or_boolean_is_no_address(site: str, value: object) -> None:
+    """Every address, network and interface address of a sample written as a YAML number or
+    boolean is refused where it stands: pydantic alone takes `5` as 0.0.0.5 and `true` as 0.0.0.1."""
+    rows = SAMPLES[site].split("\n")
+    places = []  # (line, column, the address's text), each written as a plain scalar in the sample
+    for container, key in slots(load(SAMPLES[site])):
+        if _is_address(container[key]):
+            line, col = container.lc.value(key) if isinstance(container, CommentedMap) else container.lc.item(key)
+            assert rows[line][col:].startswith(container[key]), (line, col)
+            places.append((line, col, container[key]))
+    assert places, site
+    written = json.dumps(value)  # 5, true, 3.5
+    for line, col, address in sorted(places, reverse=True):
+        rows[line] = rows[line][:col] + written + rows[line][col + len(address):]
+    text = "\n".join(rows)
+    lines = {line + 1 for line, _col, _address in places}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fabric.yaml"
+        path.write_text(text, encoding="utf-8")
+        code, _, err = run(["validate", str(path)])
+    assert code == 1, err
+    assert_located(text, err, path.as_posix())
+    refused = {int(m["line"]) for line in err.splitlines()[:-1] if (m := DIAGNOSTIC.match(line))}
+    assert lines <= refused, sorted(lines - refused)
+    shown = "a boolean" if value is True else "a number"
+    assert f"is {shown}, not an address: write it in dotted form, such as " in err
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 # RFC 1123 label: zone names, namespaces, VPC and subnet names. These end up in
@@ -38,8 +38,24 @@ Subdomain = Annotated[
     ),
 ]
 Port = Annotated[int, Field(ge=1, le=65535)]
-Network = IPv4Network
-Address = IPv4Address
+
+
+def written_as_text(example: str) -> BeforeValidator:
+    """Refuse a YAML number or boolean where an address belongs: pydantic would take `5` as
+    0.0.0.5 and `true` as 0.0.0.1 (an int and its subclass), so a typo would become an address."""
+
+    def check(value: object) -> object:
+        if isinstance(value, bool | int | float):
+            kind = "a boolean" if isinstance(value, bool) else "a number"
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            raise ValueError(f"{shown} is {kind}, not an address: write it in dotted form, such as {example}")
+        return value
+
+    return BeforeValidator(check)
+
+
+Network = Annotated[IPv4Network, written_as_text("10.0.0.0/16")]
+Address = Annotated[IPv4Address, written_as_text("192.0.2.10")]
 
 
 def _has_hosts(network: IPv4Network) -> IPv4Network:
@@ -49,7 +65,7 @@ def _has_hosts(network: IPv4Network) -> IPv4Network:
     return network
 
 
-SubnetCIDR = Annotated[IPv4Network, AfterValidator(_has_hosts)]
+SubnetCIDR = Annotated[IPv4Network, written_as_text("172.30.10.0/24"), AfterValidator(_has_hosts)]
 """A network that holds a gateway and ports (backbones, tenant subnets, the transit switch): at most /30."""
 
 

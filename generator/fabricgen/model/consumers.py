@@ -1,6 +1,7 @@
 """Consumers of an OVN deployment: the cloud platforms that drive its northbound database."""
 
 
+from ipaddress import IPv4Network
 from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
@@ -68,11 +69,11 @@ class KubernetesCluster(ConsumerBase):
     OVN-Kubernetes' own namespace, whose policies would then match host traffic."""
     api_server: str = Field(pattern=r"^https://[^\s\x00-\x1f\x7f]+$")
     """Kubernetes API server URL (`k8s_apiserver`)."""
-    cluster_subnet: Network = Field(default=Network("10.128.0.0/14"), alias="clusterSubnet")
+    cluster_subnet: Network = Field(default=IPv4Network("10.128.0.0/14"), alias="clusterSubnet")
     """Pod network (`cluster-subnets`)."""
     host_prefix: int = Field(default=23, ge=8, le=30)
     """Per-node pod subnet size."""
-    service_cidr: Network = Field(default=Network("172.30.0.0/16"), alias="serviceCIDR")
+    service_cidr: Network = Field(default=IPv4Network("172.30.0.0/16"), alias="serviceCIDR")
     """Kubernetes service range (`service-cidrs`)."""
     gateway_mode: Literal["shared", "local"] = "shared"
     gateway_interface: str | None = Field(default=None, pattern=IFNAME)

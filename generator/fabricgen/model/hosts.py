@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from fabricgen.model.common import Address, Label, Section, Subdomain
+from fabricgen.model.common import Address, Label, Section, Subdomain, written_as_text
 
 # Linux interface names: at most 15 bytes, no '/', no whitespace. Dots are allowed
 # (`eth1.2000`), so are '-' and '_'.
@@ -22,7 +22,7 @@ def _netplan_prefix(address: IPv4Interface) -> IPv4Interface:
     return address
 
 
-HostAddress = Annotated[IPv4Interface, AfterValidator(_netplan_prefix)]
+HostAddress = Annotated[IPv4Interface, written_as_text("192.0.2.10/24"), AfterValidator(_netplan_prefix)]
 """An address with prefix as netplan `addresses` takes it: prefix /1 to /32."""
 
 
@@ -74,7 +74,7 @@ class TunnelEndpoint(Section):
     interface: str | None = None
     """A routed interface holding the tunnel address, e.g. the VLAN `eth1.2000`.
     Never a bridge, and never a NIC that is a bridge port."""
-    loopback: IPv4Interface | None = None
+    loopback: Annotated[IPv4Interface, written_as_text("192.0.2.1/32")] | None = None
     """A /32 on `lo`, reachable through BGP with ECMP; the host needs `bgp`."""
 
 

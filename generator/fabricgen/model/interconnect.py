@@ -2,11 +2,12 @@
 
 
 import re
+from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fabricgen.model.common import Address, Label, Network, NodeName, Port, Section, SubnetCIDR
+from fabricgen.model.common import Address, Label, NodeName, Port, Section, SubnetCIDR
 
 _RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 KUBE_OVN_IMAGE = "docker.io/kubeovn/kube-ovn"
@@ -52,7 +53,7 @@ class TransitSwitch(Section):
 
     name: Label = "ts"
     """Transit switch name; Kube-OVN's IC server names the first one `ts`."""
-    subnet: SubnetCIDR = Network("169.254.100.0/24")
+    subnet: SubnetCIDR = IPv4Network("169.254.100.0/24")
     """Transit subnet; Kube-OVN's IC server uses 169.254.100.0/24 for `ts`."""
 
 

@@ -1,6 +1,7 @@
 """A zone: one cluster, one OVN availability zone."""
 
 
+from ipaddress import IPv4Network
 from typing import Literal
 
 from pydantic import Field
@@ -14,11 +15,11 @@ from fabricgen.model.tenancy import Peering, Vpc
 class ClusterNetworks(Section):
     """The cluster's own address ranges, which no backbone may overlap."""
 
-    pod_cidr: Network = Field(default=Network("10.54.0.0/16"), alias="podCIDR")
+    pod_cidr: Network = Field(default=IPv4Network("10.54.0.0/16"), alias="podCIDR")
     """Kube-OVN default subnet (`ovn-default`)."""
-    join_cidr: Network = Field(default=Network("100.64.0.0/16"), alias="joinCIDR")
+    join_cidr: Network = Field(default=IPv4Network("100.64.0.0/16"), alias="joinCIDR")
     """Kube-OVN join subnet (node to pod)."""
-    service_cidr: Network = Field(default=Network("10.55.0.0/16"), alias="serviceCIDR")
+    service_cidr: Network = Field(default=IPv4Network("10.55.0.0/16"), alias="serviceCIDR")
     """Kubernetes service range."""
     primary_pod_cidr: Network | None = Field(default=None, alias="primaryPodCIDR")
     """Pod range of the primary CNI (Canal on SUSE Virtualization, usually 10.52.0.0/16)
