@@ -664,30 +664,25 @@ def test_an_anchor_defined_twice_is_refused_without_a_python_warning() -> None:
 
 
 def test_deep_nesting_is_refused_without_reading_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The depth is checked on the parser's event stream, which stops at the first level too
-    deep: of a document nested 100,000 levels only about MAX_DEPTH levels of events are read,
-    and nothing is composed (what took 11 s for 2,000 levels)."""
+    """The depth is checked on the parser's events as the loader reads them, which stops at the
+    first level too deep: of a document nested 100,000 levels only about MAX_DEPTH levels of
+    events are read, and nothing is constructed (what took 11 s for 2,000 levels)."""
+    from ruamel.yaml.constructor import RoundTripConstructor
+
     from fabricgen.source import reader
 
-    pulled = {"events": 0, "loads": 0}
-    real = reader.round_trip
+    pulled = {"events": 0}
+    see = reader._EventCheck.see
 
-    class Counting:
-        def __init__(self, **kwargs: Any) -> None:
-            self.yaml = real(**kwargs)
+    def counting(self: Any, event: Any) -> Any:
+        pulled["events"] += 1
+        return see(self, event)
 
-        def parse(self, text: str) -> Any:
-            for event in self.yaml.parse(text):
-                pulled["events"] += 1
-                yield event
-
-        def load_all(self, text: str) -> Any:
-            pulled["loads"] += 1
-            return self.yaml.load_all(text)
-
-    monkeypatch.setattr(reader, "round_trip", Counting)
+    constructed: list[Any] = []
+    monkeypatch.setattr(reader._EventCheck, "see", counting)
+    monkeypatch.setattr(RoundTripConstructor, "construct_document", lambda _self, node: constructed.append(node))
     depth = 100_000
     source, problems = reader.parse("apiVersion: " + "[" * depth + "]" * depth + "\n", "deep.yaml")
     assert source is None and "YAML nesting is deeper than 64 levels" in problems[0].message
-    assert pulled == {"events": pulled["events"], "loads": 0}
-    assert pulled["events"] < 4 * reader.MAX_DEPTH
+    assert constructed == []
+    assert 0 < pulled["events"] < 4 * reader.MAX_DEPTH

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabricgen.serialise.roundtrip_yaml import round_trip
-from fabricgen.source.reader import _load_without_comments, parse
+from fabricgen.source.reader import _load_without_comments, _Refused, parse
 from test_robustness import SAMPLES, YAMLISH, spliced_fabric
 
 COMMENTED = """\
@@ -81,7 +81,12 @@ def _round_trip(text: str) -> list[Any] | None:
 def _same(text: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast, full = _load_without_comments(text), _round_trip(text)
+        try:
+            fast = _load_without_comments(text)
+        except _Refused:  # refused by its events as they were read (a tag, a reused anchor, depth)
+            assert parse(text, "f.yaml")[0] is None
+            return
+        full = _round_trip(text)
     if full is None:
         assert fast is None  # an error is always reported by the round-trip loader
     elif fast is not None:

@@ -80,14 +80,12 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
-    early = _event_problem(text)
-    if early is not None:
-        return None, [replace(early, file=name)]
-    yaml = round_trip(preserve_quotes=False)
     try:
         docs = _load_without_comments(text)
         if docs is None:
-            docs = list(yaml.load_all(text))
+            docs = list(_checked(round_trip(preserve_quotes=False), _EventCheck()).load_all(text))
+    except _Refused as exc:
+        return None, [replace(exc.diagnostic, file=name)]
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -117,6 +115,9 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
         problem = " ".join(str(exc).split())
         return None, [Diagnostic(name, 1, 1, "(document)", f"YAML error: {problem}", "FG001")]
     except Exception as exc:  # the reader failed on input its parser passed: never an internal error
+        early = _event_problem(text)  # what the event stream says further on, if anything
+        if early is not None:
+            return None, [replace(early, file=name)]
         problem = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         return None, [Diagnostic(name, 1, 1, "(document)", f"the YAML reader cannot read this document "
                                  f"({problem}); write plain YAML 1.2", "FG001")]
@@ -133,14 +134,79 @@ def parse(text: str, name: str) -> tuple[Source | None, list[Diagnostic]]:
     return Source(name=name, data=docs[0], text=text), []
 
 
-def _load_without_comments(text: str) -> list[Any] | None:
-    """The documents, read without their comments (only positions are needed here); None if
-    that fails: the round-trip loader then reads the text again and its error, worded as
-    the diagnostics quote it, is reported."""
+def _event_problem(text: str) -> Diagnostic | None:
+    """The first problem of the whole event stream read alone, without loading: for a document
+    the loader failed on in a way of its own (ruamel's resolver meets a `%YAML` version of a
+    later document before the parser refuses it)."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    check = _EventCheck()
     try:
-        return list(round_trip(preserve_quotes=False, comments=False).load_all(text))
+        for event in round_trip(comments=False).parse(text):
+            problem = check.see(event)
+            if problem is not None:
+                return problem
+    except MarkedYAMLError as exc:
+        return _syntax_error(exc)
+    except YAMLError:
+        return None
+    return None
+
+
+def _load_without_comments(text: str) -> list[Any] | None:
+    """The documents, read without their comments (only positions are needed here) and
+    checked event by event as they are read (`_EventCheck`: raises `_Refused`); None if the
+    loader fails otherwise: the round-trip loader then reads the text again and its error,
+    worded as the diagnostics quote it, is reported."""
+    try:
+        return list(_checked(round_trip(preserve_quotes=False, comments=False), _EventCheck()).load_all(text))
+    except _Refused:
+        raise
     except Exception:
         return None
+
+
+class _Refused(Exception):
+    """The event stream holds what a fabric may not (`_EventCheck`): the load stops there."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def _checked(yaml: Any, check: _EventCheck) -> Any:
+    """`yaml` whose parser hands every event to `check` as the composer first sees it, so one
+    reading of the text both checks and loads it, and a refusal stops it before the rest is
+    read or anything is constructed (the composer builds a document's nodes before the
+    constructor sees any of them)."""
+    base = yaml.Parser
+
+    class CheckedParser(base):  # type: ignore[misc, valid-type]
+        # The composer peeks at an event before it takes it (and warns of a reused anchor
+        # then), so each event is checked once, the first time anyone looks at it.
+        _checked: Any = None
+
+        def _check(self, event: Any) -> Any:
+            if event is not None and event is not self._checked:
+                self._checked = event
+                problem = check.see(event)
+                if problem is not None:
+                    raise _Refused(problem)
+            return event
+
+        def check_event(self, *choices: Any) -> bool:
+            found = bool(super().check_event(*choices))
+            self._check(self.current_event)
+            return found
+
+        def peek_event(self) -> Any:
+            return self._check(super().peek_event())
+
+        def get_event(self) -> Any:
+            return self._check(super().get_event())
+
+    yaml.Parser = CheckedParser
+    return yaml
 
 
 # A fabric nests a few levels deep and shares values with aliases at most a few times;
@@ -281,32 +347,37 @@ class _Frame:
     key: str | int = 0  # the mapping's current key, or the sequence's next index
 
 
-def _node_events(text: str) -> Iterator[tuple[Any, ModelPath, int]]:
-    """Every node of the event stream (scalars, aliases, starts of mappings and sequences) with
-    its model path and nesting depth (1 for the top level), read without building anything.
-    A mapping key is yielded with the path of its mapping plus `?`. Raises YAMLError where the
-    text stops being YAML."""
-    from ruamel.yaml.events import (
-        AliasEvent,
-        CollectionEndEvent,
-        MappingStartEvent,
-        NodeEvent,
-        ScalarEvent,
-        SequenceStartEvent,
-    )
+class _EventPaths:
+    """The model path and nesting depth of each node of an event stream, event by event."""
 
-    stack: list[_Frame] = []
-    for event in round_trip().parse(text):
-        if isinstance(event, CollectionEndEvent):
+    def __init__(self) -> None:
+        from ruamel.yaml.events import (
+            AliasEvent,
+            CollectionEndEvent,
+            MappingStartEvent,
+            NodeEvent,
+            ScalarEvent,
+            SequenceStartEvent,
+        )
+
+        self._end, self._node, self._scalar = CollectionEndEvent, (NodeEvent, AliasEvent), ScalarEvent
+        self._mapping, self._start = MappingStartEvent, (MappingStartEvent, SequenceStartEvent)
+        self.stack: list[_Frame] = []
+
+    def step(self, event: Any) -> tuple[ModelPath, int] | None:
+        """The node's path and depth (1 for the top level); None for an event that is no node. A
+        mapping key gets the path of its mapping plus `?`."""
+        stack = self.stack
+        if isinstance(event, self._end):
             stack.pop()
-            continue
-        if not isinstance(event, (NodeEvent, AliasEvent)):
-            continue
+            return None
+        if not isinstance(event, self._node):
+            return None
         path: ModelPath = ()
         if stack and stack[-1].at_key:
             top = stack[-1]
             top.at_key = False
-            top.key = event.value if isinstance(event, ScalarEvent) else "?"  # "?": a complex key
+            top.key = event.value if isinstance(event, self._scalar) else "?"  # "?": a complex key
             path = (*top.path, "?")
         elif stack and stack[-1].mapping:
             stack[-1].at_key = True
@@ -314,10 +385,23 @@ def _node_events(text: str) -> Iterator[tuple[Any, ModelPath, int]]:
         elif stack:
             path = (*stack[-1].path, stack[-1].key)
             stack[-1].key = int(stack[-1].key) + 1
-        yield event, path, len(stack) + 1
-        if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
-            mapping = isinstance(event, MappingStartEvent)
+        depth = len(stack) + 1
+        if isinstance(event, self._start):
+            mapping = isinstance(event, self._mapping)
             stack.append(_Frame(path, mapping, at_key=mapping))
+        return path, depth
+
+
+def _node_events(text: str) -> Iterator[tuple[Any, ModelPath, int]]:
+    """Every node of the event stream (scalars, aliases, starts of mappings and sequences) with
+    its model path and nesting depth (1 for the top level), read without building anything.
+    A mapping key is yielded with the path of its mapping plus `?`. Raises YAMLError where the
+    text stops being YAML."""
+    paths = _EventPaths()
+    for event in round_trip(comments=False).parse(text):
+        found = paths.step(event)
+        if found is not None:
+            yield event, *found
 
 
 def _key_path(text: str, line: int, col: int) -> ModelPath | None:
@@ -346,49 +430,45 @@ def _syntax_error(exc: Any) -> Diagnostic:
                       "FG001")
 
 
-def _event_problem(text: str) -> Diagnostic | None:
-    """What the parser's event stream alone refuses, before anything is built from it: an
-    explicit tag (`!!float`, `!!omap`, `!`, `!<...>`: a constructor would run on the value,
-    and some fail in ways no message explains), an anchor defined twice (each alias would mean
-    whichever came last; ruamel only warns), a `%YAML` version other than 1.1 or 1.2, nesting
-    deeper than MAX_DEPTH (refused at the first level too deep, however deep the document goes),
-    and the parser's own syntax errors. None when the stream has none of these; the loader then
-    reports what it finds (duplicate keys, control characters)."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-    from ruamel.yaml.events import CollectionStartEvent
+class _EventCheck:
+    """What the parser's event stream alone refuses, checked on each event as it is read,
+    before anything is built from it: an explicit tag (`!!float`, `!!omap`, `!`, `!<...>`: a
+    constructor would run on the value, and some fail in ways no message explains), an anchor
+    defined twice (each alias would mean whichever came last; ruamel only warns), a `%YAML`
+    version other than 1.1 or 1.2 (the parser's own error), and nesting deeper than MAX_DEPTH
+    (refused at the first level too deep, however deep the document goes). The loader reports
+    the rest (syntax, duplicate keys, control characters)."""
 
-    anchors: set[str] = set()
-    try:
-        for event, path, depth in _node_events(text):
-            mark = event.start_mark
-            where = (mark.line + 1, mark.column + 1)
-            shown = format_path(path[:-1] if path[-1:] == ("?",) else path)
-            if depth > MAX_DEPTH and isinstance(event, CollectionStartEvent):
-                return Diagnostic("", *where, shown or "(document)", _TOO_DEEP, "FG001")
-            tag = getattr(event, "tag", None)
-            if tag is not None:
-                written = "!!" + tag[len(_CORE_TAG):] if tag.startswith(_CORE_TAG) else tag
-                return Diagnostic("", *where, shown or "(document)",
-                                  f"explicit YAML tag {written} is not supported in a fabric; remove it "
-                                  "(quote the value if it must be a string)", "FG001")
-            anchor = getattr(event, "anchor", None) if not _is_alias(event) else None
-            if anchor is not None:
-                if anchor in anchors:
-                    return Diagnostic("", *where, shown or "(document)",
-                                      f"anchor &{anchor} is defined twice, so an alias *{anchor} would mean the "
-                                      "later one; give each anchor its own name", "FG001")
-                anchors.add(anchor)
-    except MarkedYAMLError as exc:
-        return _syntax_error(exc)
-    except YAMLError:  # a character YAML does not allow: the loader locates it
+    def __init__(self) -> None:
+        from ruamel.yaml.events import AliasEvent, CollectionStartEvent
+
+        self._collection, self._alias = CollectionStartEvent, AliasEvent
+        self.paths = _EventPaths()
+        self.anchors: set[str] = set()
+
+    def see(self, event: Any) -> Diagnostic | None:
+        found = self.paths.step(event)
+        if found is None:
+            return None
+        path, depth = found
+        mark = event.start_mark
+        where = (mark.line + 1, mark.column + 1)
+        shown = format_path(path[:-1] if path[-1:] == ("?",) else path) or "(document)"
+        if depth > MAX_DEPTH and isinstance(event, self._collection):
+            return Diagnostic("", *where, shown, _TOO_DEEP, "FG001")
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            written = "!!" + tag[len(_CORE_TAG):] if tag.startswith(_CORE_TAG) else tag
+            return Diagnostic("", *where, shown, f"explicit YAML tag {written} is not supported in a fabric; "
+                                                 "remove it (quote the value if it must be a string)", "FG001")
+        anchor = getattr(event, "anchor", None) if not isinstance(event, self._alias) else None
+        if anchor is not None:
+            if anchor in self.anchors:
+                return Diagnostic("", *where, shown, f"anchor &{anchor} is defined twice, so an alias *{anchor} "
+                                                     "would mean the later one; give each anchor its own name",
+                                  "FG001")
+            self.anchors.add(anchor)
         return None
-    return None
-
-
-def _is_alias(event: Any) -> bool:
-    from ruamel.yaml.events import AliasEvent
-
-    return isinstance(event, AliasEvent)
 
 
 def _duplicate_key(exc: Exception) -> str:
