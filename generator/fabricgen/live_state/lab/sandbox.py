@@ -463,33 +463,29 @@ class Sandbox:
 
     def stop_daemons(self, azs: Iterable[str], names: Sequence[str]) -> None:
         """Stop some daemons of these AZs (pidfile names, e.g. `northd`, `ic`) and wait until they are gone."""
-        pids = []
-        for az in azs:
-            for name in names:
-                with contextlib.suppress(OSError, ValueError):
-                    pid = int((self.workdir / az / f"{name}.pid").read_text().strip())
-                    if _names(pid, self.workdir):
-                        os.kill(pid, signal.SIGTERM)
-                        pids.append(pid)
+        self._stop_pidfiles([self.workdir / az / f"{name}.pid" for az in azs for name in names])
+
+    def _stop_pidfiles(self, pidfiles: Iterable[Path]) -> None:
+        """SIGTERM, all at once, to the process ids in these pidfiles that are still the lab's
+        (their command line names the work directory: OVS and OVN daemons exit cleanly on it),
+        then SIGKILL for one that stays."""
+        pids: list[int] = []
+        for pidfile in pidfiles:
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(pidfile.read_text().strip())
+                if _names(pid, self.workdir):
+                    pids.append(pid)
+                    os.kill(pid, signal.SIGTERM)
         _terminate(pids)
 
     def stop(self) -> None:
-        """Stop every daemon this sandbox started: SIGTERM, all at once, to the process ids in their
-        pidfiles that are still the lab's (their command line names the work directory; OVS and
-        OVN daemons exit cleanly on it), then SIGKILL for one that stays."""
+        """Stop every daemon this sandbox started, by its pidfile (`_stop_pidfiles`), then any
+        process still naming the work directory."""
         self._stopped = True
         for client in self._tracers.values():
             client.close()
         self._tracers.clear()
-        pids: list[int] = []
-        for pidfile in self._pidfiles:
-            with contextlib.suppress(OSError, ValueError):
-                pids.append(int(pidfile.read_text().strip()))
-        pids = [pid for pid in pids if _names(pid, self.workdir)]
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
-        _terminate(pids)
+        self._stop_pidfiles(self._pidfiles)
         # A daemon whose start was interrupted may not have written its pidfile when it was read
         # (its `--detach` parent was signalled with the caller): every process still running with
         # this work directory on its command line is one of the lab's, and is stopped too.
