@@ -87,7 +87,7 @@ def test_the_unbroken_lab(programs: Programs, tmp_path: Path, monkeypatch: pytes
         assert list(found) == [("IC database", "ic.tunnel-key")]
         why = found["IC database", "ic.tunnel-key"]["why"]
         key = int(re.search(r"has tunnel key (\d+),", why)[1])  # type: ignore[index]
-        assert key > 4095 and f"tunnel key {key}, outside VXLAN's range 1025-4095" in why
+        assert key > 4095 and f"tunnel key {key}, outside VXLAN's range 1024-4095" in why
     checks = doc["checks"]
     assert isinstance(checks, list)
     assert {c["subject"] for c in checks} == {"IC database", "zone hq", "zone ai", "zone edge", "zone dr"}

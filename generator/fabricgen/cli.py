@@ -33,7 +33,7 @@ exit codes:
   5    verify: a pair of AZs is not delivered in the OVN lab
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
   7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
-  8    status: part of the live fabric could not be read
+  8    status: part of the live fabric could not be read, or not judged safely (unknown)
   130  interrupted
   141  the reader of stdout went away (a broken pipe)
 """

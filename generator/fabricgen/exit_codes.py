@@ -10,6 +10,6 @@ INTERNAL = 4  # a bug in fabricgen
 UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab
 NO_LAB = 6  # verify: the OVN programs are missing, or the OVN lab cannot run here
 UNHEALTHY = 7  # status: the control plane is unhealthy (raft, tunnel keys, vxlan_mode, ...)
-NOT_READ = 8  # status: part of the live fabric could not be read, so nothing is known about it
+NOT_READ = 8  # status: part of the live fabric could not be read, or what was read cannot be judged safely (unknown)
 INTERRUPTED = 130
 BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE, as a shell reports a process SIGPIPE ended)

@@ -80,8 +80,9 @@ EXIT_CODES = (
     ("6", "`verify`: the OVN programs are missing (the message names the install command), or the lab "
           "cannot run"),
     ("7", "`status`: the control plane is unhealthy (raft, transit switch keys, `vxlan_mode`)"),
-    ("8", "`status`: part of the live fabric could not be read (`status` exits with the worst it found: "
-          "8 over 7 over 3)"),
+    ("8", "`status`: part of the live fabric could not be read, or what was read does not settle a verdict "
+          "whose fix could do harm (`unknown`); `status` exits with the worst it found: unreachable (8) over "
+          "unhealthy (7) over unknown (8) over drift (3)"),
     ("130", "interrupted (Ctrl-C or SIGINT from fabricgen's first line on; one that lands in the Python "
             "interpreter's own start-up, its first 20 ms or so, ends it with Python's error and status 1, "
             "before fabricgen has read or written anything)"),

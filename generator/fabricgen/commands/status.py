@@ -2,7 +2,7 @@
 its control plane (see `fabricgen.status`).
 
 Exit 0 when every check is ok; otherwise the worst verdict's code: 3 drift, 7 unhealthy, 8 a
-part could not be read. `--wait DURATION` reads and judges again every `--interval` seconds
+part could not be read or judged (`unknown`). `--wait DURATION` reads and judges again every `--interval` seconds
 until everything is ok or the time is up (for a pipeline after a sync); progress goes to
 stderr, the last report to stdout.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 
-CODES = {"ok": 0, "drift": exit_codes.CHANGED, "unhealthy": exit_codes.UNHEALTHY,
+CODES = {"ok": 0, "drift": exit_codes.CHANGED, "unknown": exit_codes.NOT_READ, "unhealthy": exit_codes.UNHEALTHY,
          "unreachable": exit_codes.NOT_READ}
 _DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?")
 

@@ -26,7 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from fabricgen.live_state.checks import OK, UNHEALTHY, UNREACHABLE, Check, Verdict
+from fabricgen.live_state.checks import OK, UNHEALTHY, UNKNOWN, UNREACHABLE, Check, Verdict
+from fabricgen.live_state.raft_address import key as address_key
 from fabricgen.live_state.raft_server_db import ServerRow, parse_server_databases, server_databases_argv
 from fabricgen.live_state.raft_status import ClusterStatus, RaftParseError, Server, parse_cluster_status
 
@@ -179,10 +180,12 @@ class _View:
         return status.address if status else None
 
     def name_at(self, address: str) -> str | None:
+        """The member at a raft address, however it is spelled (`raft_address.key`)."""
+        wanted = address_key(address)
         for member in self.declared or ():
-            if member.address == address:
+            if address_key(member.address) == wanted:
                 return member.name
-        return next((n for n, s in self.statuses.items() if s.address == address), None)
+        return next((n for n, s in self.statuses.items() if address_key(s.address) == wanted), None)
 
     def peer(self, status: ClusterStatus, nickname: str) -> str:
         """The member a nickname in `status` stands for (by its address), else the nickname."""
@@ -231,8 +234,54 @@ class _View:
         """The addresses members have: the declared ones, else (when every member answered)
         those the members print; None when unknown."""
         if self.declared is not None:
-            return {m.address for m in self.declared}
-        return {s.address for s in self.statuses.values()} if not self.errors else None
+            return {address_key(m.address) for m in self.declared}
+        return {address_key(s.address) for s in self.statuses.values()} if not self.errors else None
+
+    @cached_property
+    def unlisted(self) -> tuple[Member, ...]:
+        """Declared members whose address the server list does not hold."""
+        if self.configuration is None:
+            return ()
+        listed = {address_key(s.address) for s in self.configuration}
+        return tuple(m for m in self.declared or () if address_key(m.address) not in listed
+                     and self.listed_as(m.name) is None)
+
+    def listed_as(self, name: str) -> Server | None:
+        """The server list entry of a member that answered with its own server id, whatever
+        address the list has it at."""
+        status = self.statuses.get(name)
+        own = status.server_id[:4] if status is not None else None
+        row = self.rows.get(name)
+        own = own or (row.sid[:4] if row is not None and row.sid else None)
+        return next((s for s in self.configuration or () if s.sid == own), None) if own else None
+
+    @cached_property
+    def strangers(self) -> tuple[Server, ...]:
+        """Server list entries at an address no declared member has, listed once, by an id no
+        member that answered has."""
+        known = self.known_addresses
+        if known is None:
+            return ()
+        servers = self.configuration or ()
+        counts: dict[str, int] = {}
+        for server in servers:
+            counts[address_key(server.address)] = counts.get(address_key(server.address), 0) + 1
+        return tuple(s for s in servers if s.sid not in self.live_ids and counts[address_key(s.address)] == 1
+                     and address_key(s.address) not in known)
+
+    @cached_property
+    def addresses_disagree(self) -> bool:
+        """The server list holds entries at addresses no declared member has while declared
+        members are missing from it: the fabric may name its members by other addresses than
+        the cluster knows them by (a pod address, a NAT, another port), so neither the entries
+        nor the missing members can be judged."""
+        return bool(self.unlisted and self.strangers)
+
+    @cached_property
+    def authoritative(self) -> bool:
+        """Whether the server list is a leader's (raft's configuration as committed), not
+        followers' views merged while no leader is known."""
+        return self.leader_status is not None
 
     @cached_property
     def stale(self) -> tuple[_Stale, ...]:
@@ -242,13 +291,12 @@ class _View:
         servers = self.configuration or ()
         by_address: dict[str, list[Server]] = {}
         for server in servers:
-            by_address.setdefault(server.address, []).append(server)
-        known = self.known_addresses
+            by_address.setdefault(address_key(server.address), []).append(server)
         found: list[_Stale] = []
         for server in servers:
             if server.sid in self.live_ids:
                 continue
-            same = by_address[server.address]
+            same = by_address[address_key(server.address)]
             owner = self.name_at(server.address) or server.address
             live = [s.sid for s in same if s.sid in self.live_ids]
             if live:
@@ -257,7 +305,7 @@ class _View:
                 ids = ", ".join(s.sid for s in same)
                 found.append(_Stale(server, f"{server.address} is listed as {ids} and {owner} did not answer "
                                             "to say which is its own", ambiguous=True))
-            elif len(same) == 1 and known is not None and server.address not in known:
+            elif (server in self.strangers and not self.addresses_disagree and self.authoritative):
                 found.append(_Stale(server, f"{server.sid} at {server.address}, an address no member has"))
         return tuple(found)
 
@@ -280,6 +328,12 @@ class _View:
             else:
                 fixes.append(self.appctl(self.kicker, "cluster/kick", self.database, entry.server.sid))
         return "; ".join(fixes)
+
+    @cached_property
+    def single(self) -> bool:
+        """One member, declared so (or, with nothing declared, the only one read): a layout a
+        standalone database serves as well as a one-member cluster."""
+        return len(self.names) == 1 and (self.declared is None or len(self.declared) == 1)
 
     @property
     def size(self) -> int:
@@ -315,8 +369,11 @@ class _View:
                 bad.append(f"{name}: {status.status} (role {status.role}, term {status.term})")
                 fixes.append(self.status_fix(name, status))
         for name, row in self.rows.items():
+            if row.model != "clustered" and self.single:
+                continue
             if row.model != "clustered":
-                bad.append(f"{name}: its {self.database} is {row.model}, not clustered")
+                bad.append(f"{name}: its {self.database} is {row.model}, not clustered, where "
+                           f"{len(self.names)} members are {'declared' if self.declared is not None else 'read'}")
                 fixes.append(f"on {name}: run {self.database} as a member of the cluster (ovsdb-tool join-cluster)")
             elif not row.connected:
                 bad.append(f"{name}: not connected to a majority of its cluster (_Server)")
@@ -325,6 +382,11 @@ class _View:
         if bad:
             return self.check("status", UNHEALTHY, "; ".join(bad), "; ".join(fixes))
         answered = ", ".join([*self.statuses, *self.rows])
+        if self.single and self.rows:
+            row = next(iter(self.rows.values()))
+            if row.model != "clustered":
+                return self.check("status", OK, f"{answered}: a {row.model} database, the one member "
+                                  + ("declared" if self.declared is not None else "read"))
         return self.check("status", OK, f"{answered}: {CLUSTER_MEMBER}" if not self.rows
                           else f"{answered}: {CLUSTER_MEMBER} (from _Server: clustered and connected)")
 
@@ -344,7 +406,8 @@ class _View:
                 f"(raft.connections, raft.leader)")
 
     def join_command(self, name: str, address: str) -> str:
-        remotes = [a for n in self.names if n != name and (a := self.address(n)) and a != address]
+        remotes = [a for n in self.names
+                   if n != name and (a := self.address(n)) and address_key(a) != address_key(address)]
         return shlex.join(["ovsdb-tool", "join-cluster", "<db file>", self.database, address, *remotes])
 
     def leader(self) -> Check:
@@ -360,6 +423,17 @@ class _View:
             states = "; ".join(f"{n}: {self.statuses[n].role}, term {self.statuses[n].term}" if n in self.statuses
                                else f"{n}: not connected" for n in voters)
             down = ", ".join(self.errors) or "none"
+            electing = [n for n in voters if n in self.statuses]
+            if len(electing) >= majority:
+                timer = max((self.statuses[n].election_timer_ms or 0 for n in electing), default=0) or 1000
+                return self.check(
+                    "leader", UNKNOWN,
+                    f"no leader known yet while {len(electing)} of {self.size} members answer, a majority: an "
+                    f"election is under way ({states}; did not answer: {down}); raft elects within a few "
+                    f"election timers ({timer} ms)",
+                    f"read again in {max(2 * timer // 1000, 2)} s or more (fabricgen status --wait 1m); if no "
+                    "leader is elected by then, check the members' raft connections (raft.connections) and logs; "
+                    "recover nothing by hand while a majority runs")
             return self.check(
                 "leader", UNHEALTHY,
                 f"no leader: quorum lost ({states or 'no member in the cluster answered'}; did not answer: "
@@ -397,6 +471,8 @@ class _View:
             entries = "; ".join(entry.why for entry in self.stale)
             return self.check("servers", UNHEALTHY,
                               f"stale server list entries: {entries}; they count towards the majority", self.kicks())
+        if self.strangers and (self.addresses_disagree or not self.authoritative):
+            return self.check("servers", UNKNOWN, self.unmatched_why(), self.unmatched_fix())
         reference = ("the declared members" if self.declared is not None else "the members that answered")
         listed = ", ".join(sorted(f"{self.name_at(s.address) or s.address} ({s.sid})" for s in self.configuration))
         return self.check("servers", OK, f"the server list holds exactly {reference}: {listed}")
@@ -413,19 +489,52 @@ class _View:
                     problems.append(f"{name} is in another cluster ({cid[:4]}, the others {common[:4]})")
                     fixes.append(f"on {name}: remove its database file and join the cluster: "
                                  + self.join_command(name, self.address(name) or "<its address>"))
-        listed = {s.address for s in self.configuration or ()}
-        for member in self.declared or ():
-            if self.configuration is not None and member.address not in listed:
-                problems.append(f"{member.name} ({member.address}) is declared but not in the cluster's server list")
-                fixes.append(f"on {member.name}: stop its ovsdb-server, remove its database file, run "
-                             f"{self.join_command(member.name, member.address)} and start ovsdb-server")
+        if self.unlisted and (self.addresses_disagree or not self.authoritative) and not problems:
+            return self.check("members", UNKNOWN, self.unmatched_why(), self.unmatched_fix())
+        for member in self.unlisted:
+            if self.addresses_disagree or not self.authoritative:
+                continue
+            problems.append(f"{member.name} ({member.address}) is declared but not in the server list of the "
+                            f"leader {self.leader_status.source if self.leader_status else ''}, which holds "
+                            f"{self.listed_addresses()}")
+            fixes.append(f"on {member.name}: stop its ovsdb-server, remove its database file, run "
+                         f"{self.join_command(member.name, member.address)} and start ovsdb-server")
         if problems:
             return self.check("members", UNHEALTHY, "; ".join(problems), "; ".join(fixes))
         if self.declared is None:
             return self.check("members", OK, "the fabric declares no members here: judged against the "
                               f"{len(self.names) - len(self.errors)} that answered")
         scope = "in the server list" if self.configuration is not None else "in one cluster (cluster ids only)"
-        return self.check("members", OK, f"all {len(self.declared)} declared members are {scope}")
+        elsewhere = [f"{m.name} at {entry.address}, not {m.address}" for m in self.declared
+                     if (entry := self.listed_as(m.name)) is not None
+                     and address_key(entry.address) != address_key(m.address)]
+        note = ("; by their own server ids, as the cluster knows them at other addresses than the fabric's: "
+                + ", ".join(elsewhere)) if elsewhere else ""
+        return self.check("members", OK, f"all {len(self.declared)} declared members are {scope}{note}")
+
+    def listed_addresses(self) -> str:
+        return ", ".join(f"{s.sid} at {s.address}" for s in self.configuration or ()) or "no server"
+
+    def unmatched_why(self) -> str:
+        """What was seen when the server list and the declared members do not match up."""
+        whose = (f"the leader {self.leader_status.source}'s" if self.leader_status is not None
+                 else "the members' (no leader is known, so it may be out of date)")
+        seen = f"{whose} server list holds {self.listed_addresses()}"
+        if self.unlisted:
+            missing = ", ".join(f"{m.name} ({m.address})" for m in self.unlisted)
+            seen += f"; declared members not found there by address: {missing}"
+        if self.strangers:
+            seen += "; entries at no declared member's address: " + ", ".join(
+                f"{s.sid} at {s.address}" for s in self.strangers)
+        return seen + ": not judged, as kicking an entry or rejoining a member on this evidence could remove a " \
+                      "healthy member"
+
+    def unmatched_fix(self) -> str:
+        return ("run " + self.appctl(self.kicker, "cluster/status", self.database).removeprefix(f"on {self.kicker}: ")
+                + " on every member and compare each one's `Address:` with the fabric's address of that member; "
+                "where the cluster knows a member by another address (a pod address, a NAT, another port), give it "
+                "as the member's raftAddress in the endpoints file; kick only an id that no running member prints "
+                "as its `Server ID:`")
 
     def count(self) -> Check:
         n = self.size

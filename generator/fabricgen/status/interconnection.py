@@ -5,8 +5,8 @@ switch's tunnel key everywhere (with VXLAN, `vxlan_mode` and a key in VXLAN's ra
 Where each fact is, in ovn-org/ovn: `ovn-ic-sbctl show` lists every AZ, its gateways and the
 transit ports bound to them with the router port's `networks` (`ic/ovn-ic.c`
 `sync_local_port`); the IC southbound `Datapath_Binding` holds the transit switch's key, which
-ovn-ic allocates from 1025-4095 with `IC_NB_Global options:vxlan_mode` and a VXLAN encap, from
-16711681 up otherwise (`ic/ovn-ic.c` `allocate_dp_key`, `lib/ovn-util.h`), and copies into each
+ovn-ic allocates in VXLAN's range 1024-4095 (from 1025 up: 1024 is its hint) with `IC_NB_Global
+options:vxlan_mode` and a VXLAN encap, from 16711681 up otherwise (`ic/ovn-ic.c` `allocate_dp_key`, `lib/ovn-util.h`), and copies into each
 AZ's `Logical_Switch other_config:requested-tnl-key` (`ts_run`), which northd gives the AZ's
 southbound `Datapath_Binding`; the gateway chassis are `Gateway_Chassis` rows of the AZ's router
 port `<az>-<ts>` (Kube-OVN `establishInterConnection`: the gw-nodes' chassis, priorities from
@@ -26,7 +26,7 @@ from fabricgen.model import Fabric
 from fabricgen.status.expected import AzIntent
 from fabricgen.status.live import AzLive, IcLive
 
-VXLAN_KEYS = range(1025, 4096)  # OVN_MIN_DP_VXLAN_KEY_GLOBAL .. OVN_MAX_DP_VXLAN_KEY_GLOBAL
+VXLAN_KEYS = range(1024, 4096)  # OVN_MIN_DP_VXLAN_KEY_GLOBAL .. OVN_MAX_DP_VXLAN_KEY_GLOBAL (1025 is handed out first)
 SUBJECT = "IC database"
 
 
@@ -116,7 +116,7 @@ def _vxlan(fabric: Fabric, ic: IcLive) -> list[Check]:
                          f"create it: ovn-ic-nbctl ts-add {ts} (Kube-OVN's IC server does, with TS_NUM)"))
     elif wanted and key not in VXLAN_KEYS:
         out.append(Check(SUBJECT, "ic.tunnel-key", UNHEALTHY,
-                         f"transit switch {ts} has tunnel key {key}, outside VXLAN's range 1025-4095: it was keyed "
+                         f"transit switch {ts} has tunnel key {key}, outside VXLAN's range 1024-4095: it was keyed "
                          "without vxlan_mode (or this OVN has no vxlan_mode: it came with 25.03), and every AZ "
                          "computes its own key, so packets between AZs vanish",
                          "set vxlan_mode (ovn-ic re-keys every transit switch) on OVN 25.03 or later"))

@@ -27,7 +27,7 @@ class Report:
         return worst(self.checks)
 
     def counts(self) -> dict[str, int]:
-        out = {"ok": 0, "drift": 0, "unhealthy": 0, "unreachable": 0}
+        out = {"ok": 0, "drift": 0, "unknown": 0, "unhealthy": 0, "unreachable": 0}
         for c in self.checks:
             out[c.verdict] += 1
         return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from fabricgen.errors import FabricgenError
-from fabricgen.live_state import raft
+from fabricgen.live_state import raft, raft_address
 from fabricgen.live_state.checks import UNREACHABLE, Check
 from fabricgen.model.ovn import RAFT_PORTS
 from fabricgen.status.commands import IC_CTL, TIMEOUT, ZONE_CTL
@@ -39,8 +39,15 @@ def declared_members(members: Sequence[tuple[str, str]], db: Database, *, ic: bo
                      overrides: Mapping[str, str] | None = None) -> list[raft.Member]:
     """The raft members the fabric declares for one database: (name, address) -> raft address."""
     port = IC_RAFT_PORTS[db] if ic else RAFT_PORTS[db]
-    return [raft.Member(name, (overrides or {}).get(name) or f"{protocol}:{address}:{port}")
+    return [raft.Member(name, (overrides or {}).get(name) or raft_address.address(protocol, address, port))
             for name, address in members]
+
+
+# What ovsdb-server answers on its control socket when none of its databases is clustered: raft
+# registers `cluster/status` with the first clustered database it opens (openvswitch/ovs
+# `ovsdb/raft.c` `raft_init`), and unixctl refuses a command it does not know
+# (`lib/unixctl.c` `process_command`).
+NOT_CLUSTERED = '"cluster/status" is not a valid command'
 
 
 def _reading(member: RaftMember, database: str) -> raft.Reading:
@@ -48,6 +55,10 @@ def _reading(member: RaftMember, database: str) -> raft.Reading:
     if obs is None:
         return "not read"
     if not obs.ok:
+        if member.kind != "_Server" and NOT_CLUSTERED in obs.stderr + obs.stdout:
+            # A standalone server, read through its control socket: what `_Server` says of one.
+            return raft.ServerRow(database, "standalone", connected=True, leader=True, cid=None, sid=None,
+                                  index=None)
         return obs.failure()
     try:
         if member.kind == "_Server":

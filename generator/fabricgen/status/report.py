@@ -26,7 +26,8 @@ def text(report: Report, *, verbose: bool = True) -> str:
 
 def summary(report: Report) -> str:
     counts = report.counts()
-    return (f"{report.verdict}: {counts['ok']} ok, {counts['drift']} drift, {counts['unhealthy']} unhealthy, "
+    return (f"{report.verdict}: {counts['ok']} ok, {counts['drift']} drift, {counts['unknown']} unknown, "
+            f"{counts['unhealthy']} unhealthy, "
             f"{counts['unreachable']} unreachable")
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fabricgen.errors import FabricgenError
+from fabricgen.live_state.raft_address import address as remote
 from fabricgen.model import Fabric
 from fabricgen.pipeline import Build
 from fabricgen.regular_file import read_regular
@@ -170,10 +171,11 @@ def _ic(fabric: Fabric, endpoints: Endpoints) -> IcSource | None:
     host = next((z for z in fabric.zones if z.name == db.zone), None)
     if host is not None:
         return IcSource(Kubectl(host.destination.kube_context or host.name))
-    nb = ",".join(f"tcp:{m.address}:{db.nb_port}" for m in db.members)
-    sb = ",".join(f"tcp:{m.address}:{db.sb_port}" for m in db.members)
-    members = tuple(Member(m.node, remote={"northbound": f"tcp:{m.address}:{db.nb_port}",
-                                           "southbound": f"tcp:{m.address}:{db.sb_port}"}) for m in db.members)
+    nb = ",".join(remote("tcp", str(m.address), db.nb_port) for m in db.members)
+    sb = ",".join(remote("tcp", str(m.address), db.sb_port) for m in db.members)
+    members = tuple(Member(m.node, remote={"northbound": remote("tcp", str(m.address), db.nb_port),
+                                           "southbound": remote("tcp", str(m.address), db.sb_port)})
+                    for m in db.members)
     return IcSource(Direct(nb, sb), members)
 
 
@@ -182,10 +184,10 @@ def _declared(fabric: Fabric, name: str) -> tuple[Direct, tuple[Member, ...]]:
     deployment = next(d for d in fabric.ovn_deployments if d.name == name)
     dbs = deployment.databases
     proto = dbs.protocol
-    nb = ",".join(f"{proto}:{m.address}:{dbs.nb_port}" for m in dbs.members)
-    sb = ",".join(f"{proto}:{m.address}:{dbs.sb_port}" for m in dbs.members)
-    members = tuple(Member(m.host, remote={"northbound": f"{proto}:{m.address}:{dbs.nb_port}",
-                                           "southbound": f"{proto}:{m.address}:{dbs.sb_port}"})
+    nb = ",".join(remote(proto, str(m.address), dbs.nb_port) for m in dbs.members)
+    sb = ",".join(remote(proto, str(m.address), dbs.sb_port) for m in dbs.members)
+    members = tuple(Member(m.host, remote={"northbound": remote(proto, str(m.address), dbs.nb_port),
+                                           "southbound": remote(proto, str(m.address), dbs.sb_port)})
                     for m in dbs.members)
     return Direct(nb, sb), members
 
