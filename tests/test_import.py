@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -677,3 +678,82 @@ def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None
     assert captured == wanted
     assert re.search(r"configmaps ovn-ic-config ovn-vpc-nat-gw-config", text)
     assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config"}
+
+
+def three_switch_show(names: tuple[str, str] = ("ts1", "ts2")) -> str:
+    """The lab's `ovn-ic-sbctl show` as a default Kube-OVN install has it (`install-ic-server.sh`
+    `TS_NUM=3`): each zone with a port on `ts`, `ts1` and `ts2`, named `<switch>-<az>` as on `ts`,
+    on 169.254.100/101/102.0/24 (`getTSCidr`), each bound to the next gateway in rotated order
+    (`generateNewOrderGwNodes` in kubeovn/kube-ovn `pkg/ovn_ic_controller/ovn_ic_controller.go`)."""
+    out: list[str] = []
+    lines = SHOW.read_text().splitlines()
+    zone = ""
+    for index, line in enumerate(lines):
+        out.append(line)
+        if line.startswith("availability-zone "):
+            zone = line.split()[1]
+        following = lines[index + 1] if index + 1 < len(lines) else "availability-zone"
+        if line.startswith("            ip: ") and following.startswith(("availability-zone", "    gateway")) \
+                and not any(f"port ts-{zone}" in x for x in out[-4:]):
+            # the zone's second gateway: the first in the rotated order of ts1 and ts2
+            address = next(x for x in lines if f"port ts-{zone}" in x)
+            at = lines.index(address)
+            mac, ip = lines[at + 2].split('"')[1].split()
+            last = ip.split(".")[3]
+            for number, name in enumerate(names, start=1):
+                out += [f"        port {name}-{zone}", f"            transit switch: {name}",
+                        f'            address: ["{mac} 169.254.{100 + number}.{last}"]']
+    return "\n".join(out) + "\n"
+
+
+def test_a_three_switch_interconnection_keeps_every_switch(tmp_path: Path) -> None:
+    """Kube-OVN's IC server deletes every transit switch beyond its TS_NUM (`updateTS` in
+    `pkg/ovn_leader_checker/ovn.go` runs `ovn-ic-nbctl ts-del`): an imported fabric of a
+    three-switch interconnection keeps three, and its IC server runs TS_NUM=3."""
+    show = tmp_path / "show.txt"
+    show.write_text(three_switch_show())
+    assert show.read_text().count("transit switch: ts1") == 4 and "port ts2-hq" in show.read_text()
+    fabric = site(tmp_path)
+    code, doc, err = proof(fabric, dict(CLUSTERS), show=show)
+    assert code == 0, err
+    assert doc["exact"] and doc["valid"], doc
+    text = fabric.read_text()
+    assert re.search(r"\n    count: 3 +# the IC server's TS_NUM: as many as run, so none is deleted\n", text), text
+    assert any("ports on 3 transit switches (ts, ts1, ts2): transitSwitch.count 3 keeps them all" in note
+               for note in doc["notes"]), doc["notes"]
+    assert main(["render", str(fabric), "-o", str(tmp_path / "rendered"), "-q"]) == 3
+    rendered = tmp_path / "rendered" / "lab" / "hq" / "stage-0" / "ic-server.yaml"
+    server = find(documents(rendered), "Deployment", "ovn-ic-server")
+    env = {e["name"]: e.get("value") for e in server["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["TS_NUM"] == "3"
+    # The routes still go over ts, the first switch.
+    patch = json.loads((tmp_path / "rendered" / "lab" / "hq" / "ic-routes-hq.json").read_text())
+    assert {r["cidr"]: r["nextHopIP"] for r in patch["spec"]["staticRoutes"]} == LAB_NEXT_HOPS
+
+
+def test_transit_switches_a_fabric_cannot_name_are_refused(tmp_path: Path) -> None:
+    show = tmp_path / "show.txt"
+    show.write_text(three_switch_show(("ts1", "backup")))
+    fabric = site(tmp_path)
+    code, out, err = run_import(fabric, dict(CLUSTERS), show)
+    assert code == 1 and out == "", err
+    assert "the fabric cannot name backup, so applying it could delete live switches" in err
+    assert "ovn-ic-nbctl ts-del" in err and "nothing written" in err
+    assert not fabric.exists()
+
+
+def test_status_names_live_transit_switches_the_fabric_would_delete() -> None:
+    """`status` of sites/lab (TS_NUM=1) against an IC database with three switches: drift naming
+    the two that applying the fabric deletes; with count 3 nothing to say."""
+    from fabricgen.live_state.icsb_show import parse
+    from fabricgen.status.interconnection import _transit_switches
+
+    show = parse(three_switch_show(), "show.txt")
+    build = build_file(REPO / "sites" / "lab" / "fabric.yaml")
+    [check] = _transit_switches(build.plan.fabric, show)
+    assert (check.name, check.verdict) == ("ic.transit-switches", "drift")
+    assert "applying it deletes ts1, ts2 with their ports" in check.why
+    assert "set interconnection.transitSwitch.count to 3" in check.fix
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text()
+    three = build_text(text.replace("  transitSwitch:\n", "  transitSwitch:\n    count: 3\n", 1), "fabric.yaml")
+    assert _transit_switches(three.plan.fabric, show) == []

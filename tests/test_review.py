@@ -425,3 +425,17 @@ def test_an_ic_config_change_no_fabric_caution_explains_rebuilds_that_zone_alone
         "icsbctl show | fabricgen transit sites/lab/fabric.yaml --write` (in the cluster hosting the IC database), "
         "render and commit, or the other zones' routes point at a stale next hop")
     assert semantic_diff.cautions(changes, covered=frozenset({"ai", "dr", "hq"})) == []
+
+
+def test_fewer_transit_switches_is_a_caution_naming_what_the_ic_server_deletes(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = repo.read_text()
+    commit(repo, edit(original, "    subnet: 169.254.100.0/24\n", "    subnet: 169.254.100.0/24\n    count: 3\n"))
+    commit(repo, original)
+    code, out = diff(capsys, "markdown")
+    assert code == 3
+    [caution] = [c for c in cautions(out) if "transit switches" in c]
+    assert caution.startswith("hq: the transit switches go 3 -> 1: the IC server deletes ts1, ts2 with every "
+                              "zone's port")
+    assert "ovn-ic-nbctl ts-del beyond TS_NUM" in caution

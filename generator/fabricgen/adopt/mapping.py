@@ -52,6 +52,7 @@ from fabricgen.errors import FabricgenError
 from fabricgen.live_state import icnb_options
 from fabricgen.live_state import kube_objects as ko
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
+from fabricgen.model.interconnect import transit_switch_name
 from fabricgen.serialise import commented_yaml as cy
 from fabricgen.source.provenance import printable
 
@@ -300,14 +301,31 @@ class _Mapper:
                 use.reason = f"cluster {_p(cluster.name)} is not imported: {why}"
 
     # -------------------------------------------------------------- the IC southbound
-    def transit_switch(self) -> tuple[str, IPv4Network | None]:
+    def transit_switch(self) -> tuple[str, IPv4Network | None, int]:
+        """The first transit switch, its subnet, and how many the IC server keeps (`TS_NUM`).
+
+        Kube-OVN's IC server keeps `ts`, `ts1`, ... up to `TS_NUM` and deletes every switch beyond
+        it (kubeovn/kube-ovn `pkg/ovn_leader_checker/ovn.go` `updateTS`: `ovn-ic-nbctl ts-del`),
+        and its default install has three (`dist/images/install-ic-server.sh` `TS_NUM=3`): the
+        fabric keeps as many as run, so applying it deletes none."""
         switches = sorted({p.transit_switch for p in self.live.show.ports})
         name = "ts" if "ts" in switches or not switches else switches[0]
+        count = max(len(switches), 1)
         if len(switches) > 1:
-            self.notes.append(f"{self.live.show_name}: ports on {len(switches)} transit switches "
-                              f"({', '.join(map(_p, switches))}); fabricgen routes over one, {name}")
+            kept = [transit_switch_name(name, index) for index in range(count)]
+            odd = sorted(set(switches) - set(kept))
+            if odd:
+                raise NothingToImport(
+                    f"{self.live.show_name}: ports on the transit switches {', '.join(map(_p, switches))}; Kube-OVN's "
+                    f"IC server keeps {', '.join(map(_p, kept))} (TS_NUM={count}, named as `getTSName` in "
+                    "pkg/ovn_leader_checker/ovn.go names them) and the fabric cannot name "
+                    f"{', '.join(map(_p, odd))}, so applying it could delete live switches (`updateTS` runs "
+                    "`ovn-ic-nbctl ts-del`); nothing written")
+            self.notes.append(f"{self.live.show_name}: ports on {count} transit switches "
+                              f"({', '.join(map(_p, switches))}): transitSwitch.count {count} keeps them all "
+                              f"(the IC server's TS_NUM); fabricgen routes over {name}")
         subnets = {p.ipv4.network for p in self.live.show.ports if p.transit_switch == name and p.ipv4}
-        return name, (next(iter(subnets)) if len(subnets) == 1 else None)
+        return name, (next(iter(subnets)) if len(subnets) == 1 else None), count
 
     def match_azs(self, ts: str) -> list[AzUse]:
         ports = self.live.show.ports_on(ts)
@@ -356,7 +374,7 @@ class _Mapper:
         return azs
 
     # -------------------------------------------------------------- the interconnection
-    def interconnection(self, ts: str, ts_subnet: IPv4Network | None) -> cy.Map:
+    def interconnection(self, ts: str, ts_subnet: IPv4Network | None, ts_count: int = 1) -> cy.Map:
         first = self.zones[0]
         keys = ("ic-db-host", "ic-nb-port", "ic-sb-port", "auto-route")
         for zone in self.zones[1:]:
@@ -376,6 +394,8 @@ class _Mapper:
         switch = cy.Map().add("name", ts)
         if ts_subnet is not None:
             switch.add("subnet", str(ts_subnet))
+        if ts_count > 1:
+            switch.add("count", ts_count, comment="the IC server's TS_NUM: as many as run, so none is deleted")
         ic.add("transitSwitch", switch, above=("The transit switch, as `ovn-ic-sbctl show` lists its ports.",))
         ic.add("database", self.database(encapsulation))
         version = self.kube_ovn_version()
@@ -1006,9 +1026,9 @@ class _Mapper:
     # -------------------------------------------------------------- the whole fabric
     def build(self) -> Imported:
         self.find_zones()
-        ts, ts_subnet = self.transit_switch()
+        ts, ts_subnet, ts_count = self.transit_switch()
         azs = self.match_azs(ts)
-        ic = self.interconnection(ts, ts_subnet)
+        ic = self.interconnection(ts, ts_subnet, ts_count)
         for zone in self.zones:
             self.zone(zone)
         for zone in self.zones:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from fabricgen.model.common import Address, Label, NodeName, Port, Section, SubnetCIDR
 
+MAX_TRANSIT_SWITCHES = 156  # getTSCidr: 169.254.(100 + index).0/24
 _RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 KUBE_OVN_IMAGE = "docker.io/kubeovn/kube-ovn"
 DEFAULT_KUBE_OVN = "v1.16.2"
@@ -55,6 +56,20 @@ class TransitSwitch(Section):
     """Transit switch name; Kube-OVN's IC server names the first one `ts`."""
     subnet: SubnetCIDR = IPv4Network("169.254.100.0/24")
     """Transit subnet; Kube-OVN's IC server uses 169.254.100.0/24 for `ts`."""
+    count: int = Field(default=1, ge=1, le=MAX_TRANSIT_SWITCHES)
+    """How many transit switches the IC server keeps: its `TS_NUM`. Kube-OVN names them `ts`,
+    `ts1`, `ts2`, ... on 169.254.100.0/24, 169.254.101.0/24, ... (kubeovn/kube-ovn
+    `pkg/ovn_leader_checker/ovn.go` `getTSName`, `getTSCidr`), and each zone attaches its router to
+    every one, its gateways in rotated order, for ECMP between zones. Kube-OVN's own
+    `install-ic-server.sh` installs 3; fabricgen's default is 1, as its explicit routes go over
+    `ts` alone. The IC server deletes every switch beyond the count with its ports
+    (`updateTS` runs `ovn-ic-nbctl ts-del`): never set it below what runs. `fabricgen import`
+    takes it from the live IC database, `status` reports live switches beyond it, and `diff`
+    cautions when it goes down. Up to 156 (169.254.255.0/24 is the last subnet)."""
+
+    def names(self) -> list[str]:
+        """The transit switches the IC server keeps, in its order: `ts`, `ts1`, ..."""
+        return [transit_switch_name(self.name, index) for index in range(self.count)]
 
 
 class Interconnection(Section):
@@ -115,6 +130,11 @@ class Interconnection(Section):
         if self.database.vxlan_mode is not None:
             return self.database.vxlan_mode
         return self.encapsulation == "vxlan"
+
+
+def transit_switch_name(first: str, index: int) -> str:
+    """Kube-OVN's name of transit switch `index` (`getTSName`): the first's, then first + index."""
+    return first if index == 0 else f"{first}{index}"
 
 
 def _version(text: str) -> tuple[int, int, int | None] | None:

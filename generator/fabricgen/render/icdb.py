@@ -1,7 +1,9 @@
 """For the zone hosting the IC database: the IC server and its configuration.
 
-- Deployment `kube-system/ovn-ic-server` with one transit switch (`TS_NUM=1`):
-  Vpc static routes cannot express ECMP, so explicit routing wants exactly `ts`.
+- Deployment `kube-system/ovn-ic-server` with `interconnection.transitSwitch.count`
+  transit switches (`TS_NUM`, 1 by default): Vpc static routes cannot express ECMP, so
+  explicit routing goes over `ts`; a fabric whose live IC database has more keeps them all, as
+  the IC server deletes every switch beyond `TS_NUM`.
   Replicas are the raft members, pinned to their nodes by hostname, with
   `NODE_IPS` in member order (the first member bootstraps the raft cluster). Its
   privileges are upstream's (kubeovn/kube-ovn `dist/images/install-ic-server.sh`): the
@@ -36,7 +38,6 @@ SCRIPT_CONFIGMAP = "fabricgen-ic-db-setup"
 SIDECAR = "ic-db-setup"
 SCRIPT_DIR = "/fabricgen"
 PERIOD = 10  # seconds between the sidecar's checks
-TS_NUM = 1
 HOST_PATHS = (("host-run-ovn", "/var/run/ovn"), ("host-config-ovn", "/etc/ovn"), ("host-log-ovn", "/var/log/ovn"))
 
 
@@ -162,7 +163,7 @@ def ic_server(plan: Plan) -> KubeObject:
                                                 "capabilities": {"add": ["NET_BIND_SERVICE", "SYS_NICE"]}},
                             "env": [
                                 _env("ENABLE_SSL", "false"),
-                                _env("TS_NUM", str(TS_NUM)),
+                                _env("TS_NUM", str(plan.interconnection.transit_switch.count)),
                                 _env("NODE_IPS", ",".join(str(m.address) for m in db.members)),
                                 _field_env("POD_IP", "status.podIP"),
                                 _env("OVN_LEADER_PROBE_INTERVAL", str(db.leader_probe_interval)),

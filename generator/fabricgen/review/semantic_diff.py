@@ -339,6 +339,13 @@ def _interconnection_cautions(base: Fabric, head: Fabric, zones: list[str], fabr
             f"the interconnection's encapsulation changes {a.encapsulation} -> {b.encapsulation}: the IC gateways "
             "of every AZ must switch tunnel type together (Kube-OVN's network type, the deployments' "
             "ovn-encap-type); until all have, traffic between AZs drops. Plan a maintenance window")))
+    dropped = [n for n in a.transit_switch.names() if n not in b.transit_switch.names()]
+    if dropped and b.database.zone is not None:
+        notes.append(Caution((b.database.zone,), (
+            f"the transit switches go {a.transit_switch.count} -> {b.transit_switch.count}: the IC server deletes "
+            f"{_names(dropped)} with every zone's port on them (Kube-OVN's updateTS in "
+            "pkg/ovn_leader_checker/ovn.go runs ovn-ic-nbctl ts-del beyond TS_NUM), and the ECMP paths over them "
+            "go; check with fabricgen status that no traffic needs them")))
     return notes
 
 

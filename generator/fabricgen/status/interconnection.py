@@ -5,12 +5,13 @@ switch's tunnel key everywhere (with VXLAN, `vxlan_mode` and a key in VXLAN's ra
 Where each fact is, in ovn-org/ovn: `ovn-ic-sbctl show` lists every AZ, its gateways and the
 transit ports bound to them with the router port's `networks` (`ic/ovn-ic.c`
 `sync_local_port`); the IC southbound `Datapath_Binding` holds the transit switch's key, which
-ovn-ic allocates in VXLAN's range 1024-4095 (from 1025 up: 1024 is its hint) with `IC_NB_Global
-options:vxlan_mode` and a VXLAN encap, from 16711681 up otherwise (`ic/ovn-ic.c` `allocate_dp_key`, `lib/ovn-util.h`), and copies into each
-AZ's `Logical_Switch other_config:requested-tnl-key` (`ts_run`), which northd gives the AZ's
-southbound `Datapath_Binding`; the gateway chassis are `Gateway_Chassis` rows of the AZ's router
-port `<az>-<ts>` (Kube-OVN `establishInterConnection`: the gw-nodes' chassis, priorities from
-100 down in list order), named by system-id, whose host name the AZ's `Chassis` table gives.
+ovn-ic allocates in VXLAN's range 1024-4095 (from 1025 up: 1024 is its hint) with
+`IC_NB_Global options:vxlan_mode` and a VXLAN encap, from 16711681 up otherwise (`ic/ovn-ic.c`
+`allocate_dp_key`, `lib/ovn-util.h`), and copies into each AZ's `Logical_Switch
+other_config:requested-tnl-key` (`ts_run`), which northd gives the AZ's southbound
+`Datapath_Binding`; the gateway chassis are `Gateway_Chassis` rows of the AZ's router port
+`<az>-<ts>` (Kube-OVN `establishInterConnection`: the gw-nodes' chassis, priorities from 100 down
+in list order), named by system-id, whose host name the AZ's `Chassis` table gives.
 """
 
 from __future__ import annotations
@@ -67,12 +68,33 @@ def ic_checks(fabric: Fabric, ic: IcLive, intents: Sequence[AzIntent]) -> list[C
                 out.append(Check(SUBJECT, "ic.transit-address", UNHEALTHY,
                                  f"{' and '.join(sorted(set(azs)))} hold the same address {address} on transit switch "
                                  f"{ts}: traffic to it goes to either", "give one of them another address"))
+        out += _transit_switches(fabric, ic.show)
     out += _vxlan(fabric, ic)
     if not [c for c in out if c.verdict != OK]:
         zones = len(ic.show.zones) if ic.show is not None else 0
         out.append(Check(SUBJECT, "ic", OK, f"{zones} availability zone(s), each in the fabric, on distinct "
                                             f"addresses of {ts}"))
     return out
+
+
+def _transit_switches(fabric: Fabric, show: IcSbShow) -> list[Check]:
+    """Live transit switches the IC server the fabric renders would delete: Kube-OVN's keeps
+    `ts`, `ts1`, ... up to `TS_NUM` and runs `ovn-ic-nbctl ts-del` on every one beyond it
+    (kubeovn/kube-ovn `pkg/ovn_leader_checker/ovn.go` `updateTS`)."""
+    assert fabric.interconnection is not None
+    if fabric.interconnection.database.zone is None:
+        return []  # no IC server of fabricgen's: nothing it applies deletes a switch
+    switch = fabric.interconnection.transit_switch
+    live = sorted({p.transit_switch for p in show.ports})
+    extra = [name for name in live if name not in switch.names()]
+    if not extra:
+        return []
+    return [Check(SUBJECT, "ic.transit-switches", DRIFT,
+                  f"the IC database has ports on {len(live)} transit switches ({', '.join(live)}) and the fabric's "
+                  f"IC server keeps {switch.count} (TS_NUM={switch.count}): applying it deletes "
+                  f"{', '.join(extra)} with their ports (Kube-OVN's updateTS runs ovn-ic-nbctl ts-del beyond TS_NUM)",
+                  f"set interconnection.transitSwitch.count to {len(live)} in the fabric (fabricgen import reads it), "
+                  "render and commit before the next sync")]
 
 
 def transit_key(ic: IcLive, ts: str) -> int | None:

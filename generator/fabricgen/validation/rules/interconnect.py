@@ -96,7 +96,7 @@ def transit_switch(fabric: Fabric) -> Iterator[Finding]:
     ts = fabric.interconnection.transit_switch
     if ts.name != KUBE_OVN_TS_NAME:
         yield Finding("FG107", ("interconnection", "transitSwitch", "name"),
-                      f"Kube-OVN's IC server names its transit switch {KUBE_OVN_TS_NAME!r} (TS_NUM=1); "
+                      f"Kube-OVN's IC server names its first transit switch {KUBE_OVN_TS_NAME!r}; "
                       f"{ts.name!r} would never exist; use {KUBE_OVN_TS_NAME!r}")
     if ts.subnet != KUBE_OVN_TS_SUBNET:
         yield Finding("FG107", ("interconnection", "transitSwitch", "subnet"),
