@@ -7,7 +7,7 @@ USAGE = 2  # usage error: arguments (argparse), plugin settings, functionConfig,
 # render (or schema -o) changed files, --check found them stale, diff found changes, transit found stale addresses
 CHANGED = 3
 INTERNAL = 4  # a bug in fabricgen
-UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab
+UNREACHABLE = 5  # verify: a pair of AZs does not deliver in the OVN lab, or nothing was proven
 NO_LAB = 6  # verify: the OVN programs are missing, or the OVN lab cannot run here
 UNHEALTHY = 7  # status: the control plane is unhealthy (raft, tunnel keys, vxlan_mode, ...)
 NOT_READ = 8  # status: part of the live fabric could not be read, or what was read cannot be judged safely (unknown)

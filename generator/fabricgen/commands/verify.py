@@ -1,7 +1,8 @@
 """`fabricgen verify FABRIC [--actual SHOW] [--logical] [--ovn-prefix DIR]`: the rendered output, proven
 in a throwaway OVN-IC lab, with packets between simulated chassis (or `--logical`: ovn-trace only).
 
-Exit 0 when every pair is delivered, 5 when one is not, 6 when the OVN programs are
+Exit 0 when every pair is delivered, 5 when one is not or when nothing could be proven where there
+is something to prove (no pair of AZs, yet a shared OVN deployment or several zones), 6 when the OVN programs are
 missing or the lab cannot run (see `fabricgen.live_state.verification`). The heavy imports
 stay inside `run`: other commands never load the lab.
 """
@@ -22,11 +23,11 @@ def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, o
 
     if ovn_prefix is not None:  # the lab, and the rendered scripts it runs, use these programs
         os.environ[PREFIX_VARIABLE] = str(ovn_prefix.resolve())
-    result, name = verification.prove(fabric, actual, logical=logical)
+    result, name, not_proven = verification.prove(fabric, actual, logical=logical)
     if fmt == "json":
-        sys.stdout.write(verification.as_json(result, name))
+        sys.stdout.write(verification.as_json(result, name, not_proven))
     elif fmt == "markdown":
-        sys.stdout.write(verification.markdown(result, name))
+        sys.stdout.write(verification.markdown(result, name, not_proven))
     else:
-        sys.stdout.write(verification.text(result, name))
-    return 0 if result.ok else exit_codes.UNREACHABLE
+        sys.stdout.write(verification.text(result, name, not_proven))
+    return 0 if result.ok and not_proven is None else exit_codes.UNREACHABLE

@@ -34,6 +34,26 @@ def summary(proof: Proof) -> str:
     return f"{proof.delivered}/{len(proof.pairs)} pairs delivered"
 
 
+# Said under every proof: what the lab does not model.
+UNDERLAY = ("the underlay between chassis is simulated as ideal (every tunnel endpoint reaches every other, any "
+            "MTU but the one the fabric declares): a missing route or firewall rule between hosts is not proven")
+
+
+def unproven(head: Build, proof: Proof) -> str | None:
+    """What a proof of no pair leaves unproven, in words; None when it proved pairs or when there is
+    truly nothing to prove (one AZ and no OVN deployment: no path between AZs exists)."""
+    if proof.pairs:
+        return None
+    fabric = head.plan.fabric
+    deployments = [d.name for d in fabric.ovn_deployments]
+    if not deployments and len(fabric.zones) <= 1:
+        return None
+    what = (f"the paths inside the shared OVN deployment(s) {', '.join(deployments)} (between their consumers' "
+            "VMs and pods)" if deployments else f"the paths between the {len(fabric.zones)} zones")
+    return (f"nothing was proven: 0 pairs of AZs to send packets between, so {what} are not proven by this "
+            "lab; verify proves routing between interconnected AZs")
+
+
 def _matrix_rows(proof: Proof) -> Iterator[list[str]]:
     labels = [e.label for e in proof.endpoints]
     yield ["from \\ to", *labels]
@@ -89,10 +109,11 @@ def version_warnings(proof: Proof) -> list[str]:
     return out
 
 
-def text(proof: Proof, fabric: str) -> str:
+def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
     lines = [header(proof, fabric)]
     if proof.azs:
         lines.append(proven_with(proof))
+        lines.append(UNDERLAY)
         lines += [f"warning: {w}" for w in version_warnings(proof)]
     if proof.endpoints:
         rows = list(_matrix_rows(proof))
@@ -100,6 +121,8 @@ def text(proof: Proof, fabric: str) -> str:
         lines += ["", *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows), ""]
     lines += [f"not delivered: {line}" for line in _failures(proof)]
     lines += [f"transit address: {line}" for line in _stale_lines(proof, fabric)]
+    if not_proven is not None:
+        lines.append(not_proven)
     lines.append(summary(proof))
     return "\n".join(lines) + "\n"
 
@@ -115,8 +138,11 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     if proof.azs:
         lines += [f"{proven_with(proof)}.", ""]
         lines += [note, ""] if note else []
+        lines += [f"Not proven: {UNDERLAY}.", ""]
         lines += [f"> **Warning**: {w}" for w in version_warnings(proof)]
         lines += [""] if version_warnings(proof) else []
+    elif note:
+        lines += [note, ""]
     if proof.endpoints and len(proof.endpoints) <= MATRIX_MAX:
         rows = list(_matrix_rows(proof))
         lines += ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
@@ -130,8 +156,9 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def as_json(proof: Proof, fabric: str) -> str:
-    doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None,
+def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
+    doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None, "notProven": not_proven,
+           "underlay": UNDERLAY,
            "mode": "data-plane" if proof.data_plane else "logical",
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
            "warnings": version_warnings(proof),
@@ -159,8 +186,9 @@ def missing_programs(*, data_plane: bool = False) -> str | None:
             f"with --ovn-prefix DIR")
 
 
-def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[Proof, str]:
-    """The proof of a fabric file, and its name as messages give it."""
+def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[Proof, str, str | None]:
+    """The proof of a fabric file, its name as messages give it, and what it left unproven
+    (`unproven`)."""
     from fabricgen.live_state import icsb_show
     from fabricgen.live_state.lab import proof
     from fabricgen.live_state.transit import read_show
@@ -191,7 +219,8 @@ def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[
     # proof even where this process was started with SIGINT ignored (a background job of a shell).
     previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        return proof.prove(head, live, data_plane=not logical), name
+        result = proof.prove(head, live, data_plane=not logical)
+        return result, name, unproven(head, result)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
