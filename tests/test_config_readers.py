@@ -221,4 +221,4 @@ def test_what_cannot_be_written_is_refused_with_a_located_error(value: str) -> N
     key = 1 + next(i for i, line in enumerate(lines) if line.startswith("        privateKey: "))
     api = 1 + next(i for i, line in enumerate(lines) if line.startswith("        apiServer: "))
     assert errors[0].startswith(f"{SITE_FILE}:{key}:21: ovnDeployments[1].databases.ssl.privateKey: ")
-    assert errors[1].startswith(f"{SITE_FILE}:{api}:20: ovnDeployments[1].consumers[0].kubernetes.apiServer: ")
+    assert errors[1].startswith(f"{SITE_FILE}:{api}:20: ovnDeployments[1].consumers[0].apiServer: ")

@@ -168,7 +168,7 @@ CASES = [
          "sites/t/fabric.yaml:34:5: zones[1].name: warning: zone 'b' has no transitAddress, so no other zone routes to its backbone; after it joins, read its address from `ovn-ic-sbctl show` (or run `fabricgen transit`) and set transitAddress [FG106]",
          ),
     case('FG107', [('  encapsulation: vxlan\n', '  encapsulation: vxlan\n  transitSwitch: {name: ts2, subnet: 169.254.200.0/24}\n')],
-         "sites/t/fabric.yaml:7:19: interconnection.transitSwitch.name: Kube-OVN's IC server names its transit switch 'ts' (TS_NUM=1); 'ts2' would never exist; use 'ts' [FG107]",
+         "sites/t/fabric.yaml:7:19: interconnection.transitSwitch.name: Kube-OVN's IC server names its first transit switch 'ts'; 'ts2' would never exist; use 'ts' [FG107]",
          "sites/t/fabric.yaml:7:30: interconnection.transitSwitch.subnet: Kube-OVN's IC server gives 'ts' the subnet 169.254.100.0/24; 169.254.200.0/24 cannot take effect; use 169.254.100.0/24 [FG107]",
          "sites/t/fabric.yaml:15:5: zones[0].transitAddress: transit address 169.254.100.1 is outside the transit subnet 169.254.200.0/24; copy the zone's address from `ovn-ic-sbctl show` [FG206]",
          "sites/t/fabric.yaml:37:5: zones[1].transitAddress: transit address 169.254.100.2 is outside the transit subnet 169.254.200.0/24; copy the zone's address from `ovn-ic-sbctl show` [FG206]",
@@ -404,6 +404,43 @@ def test_schema_errors_are_all_reported() -> None:
         [f"{NAME}:34:11", "zones[1].name"],
         [f"{NAME}:39:13", "zones[1].backbone.cidr"],
     ]
+
+
+def test_one_run_shows_the_schema_errors_and_the_rules_errors_beside_them() -> None:
+    """A schema error no longer hides the semantic rules' errors elsewhere: the refused value is
+    taken out (zone a's routes: the list item; b's gatewayNodes the item too) and the rest is judged;
+    positions stay the file's, and no error echoes what was taken out."""
+    text = edits(BASE, [
+        ("        - {cidr: 192.168.0.0/24, nextHopIP: 172.30.10.254}\n",
+         "        - {cidr: 192.168.0.0/33, nextHopIP: 172.30.10.254}\n"),
+        ("    gatewayNodes: [a-1, a-2]\n", "    gatewayNodes: [a-1, a-1]\n"),
+        ("      cidr: 172.30.20.0/24\n", "      cidr: 172.30.20.0/24\n      natOutgoing: true\n"),
+        ("  - name: b\n", "  - name: b\n    colour: red\n"),
+    ])
+    lines = diagnose(text)
+    assert [line.split(": ", 2)[:2] for line in lines] == [
+        [f"{NAME}:13:25", "zones[0].gatewayNodes[1]"],
+        [f"{NAME}:21:18", "zones[0].defaultVpc.staticRoutes[0].cidr"],
+        [f"{NAME}:35:5", "zones[1].colour"],
+        [f"{NAME}:41:7", "zones[1].backbone.natOutgoing"],
+    ]
+    assert [line.rsplit(" ", 1)[1] for line in lines] == ["[FG108]", "[FG003]", "[FG003]", "[FG301]"]
+    # A zone taken out whole (its required backbone refused) leaves the other zones judged, at their
+    # own indexes in the file, and nothing said of the zone itself or of what names it.
+    text = edits(BASE, [("    backbone:\n      cidr: 172.30.10.0/24\n", "    backbone:\n      cidr: 300.30.10.0/24\n"),
+                        ("      cidr: 172.30.20.0/24\n", "      cidr: 172.30.20.0/24\n      natOutgoing: true\n")])
+    lines = diagnose(text)
+    assert [line.split(": ", 2)[1] for line in lines] == ["zones[0].backbone.cidr", "zones[1].backbone.natOutgoing"]
+
+
+def test_an_unknown_field_of_a_consumer_lists_its_fields_at_its_path_in_the_file() -> None:
+    text = (REPO / "sites" / "openstack-k8s" / "fabric.yaml").read_text(encoding="utf-8")
+    text = edit(text, "      - platform: openstack\n", "      - colour: blue\n        platform: openstack\n")
+    (line,) = diagnostic_lines(text, "sites/openstack-k8s/fabric.yaml")
+    at = text.splitlines().index("      - colour: blue") + 1
+    assert line.startswith(f"sites/openstack-k8s/fabric.yaml:{at}:9: ovnDeployments[0].consumers[0].colour: "
+                           "unknown field 'colour'; allowed fields: distributedFloatingIps, encapsulation, hosts, ")
+    assert "platform, release, vniRanges [FG003]" in line
 
 
 # --- through the CLI: every problem at once, exit 1, nothing written, all formats ---

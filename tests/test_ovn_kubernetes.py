@@ -122,5 +122,5 @@ def test_host_network_namespace_is_not_ovn_kubernetes_own() -> None:
                 "        gatewayMode: shared\n        hostNetworkNamespace: ovn-kubernetes\n")
     (line,) = diagnostic_lines(text, name)
     at = text.splitlines().index("      - platform: kubernetes") + 1  # the consumer's `kubernetes:` tag
-    assert line.startswith(f"{name}:{at}:9: ovnDeployments[1].consumers[0].kubernetes: hostNetworkNamespace is "
+    assert line.startswith(f"{name}:{at}:9: ovnDeployments[1].consumers[0]: hostNetworkNamespace is "
                            "OVN-Kubernetes' own namespace ovn-kubernetes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
 from dataclasses import replace
@@ -10,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from fabricgen.diagnostics import Diagnostic, format_path
+from fabricgen.diagnostics import Diagnostic, Severity, format_path
 from fabricgen.model import Fabric
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
 from fabricgen.model.hosts import IFNAME
@@ -22,19 +23,47 @@ def _allowed_fields(model: type[BaseModel]) -> list[str]:
     return sorted(f.alias or name for name, f in model.model_fields.items())
 
 
+def _members(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation may hold: one, or a tagged union's members."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) or () for m in _members(arg)]
+
+
+def _tag(model: type[BaseModel]) -> str | None:
+    """A tagged union member's tag: its `platform` literal (`consumers[]`)."""
+    field = model.model_fields.get("platform")
+    args = getattr(field.annotation, "__args__", ()) if field is not None else ()
+    return args[0] if len(args) == 1 and isinstance(args[0], str) else None
+
+
+def _walk(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], type[BaseModel] | None]:
+    """`loc` without the tags pydantic puts in it for a tagged union's member (`consumers[0]
+    .openstack.name` is `consumers[0].name` in the file), and the model that holds its last field."""
+    models: list[type[BaseModel]] = [Fabric]
+    clean: list[Any] = []
+    for index, part in enumerate(loc):
+        if isinstance(part, int):
+            clean.append(part)
+            continue
+        tagged = [m for m in models if _tag(m) == part]
+        if len(models) > 1 and tagged:
+            models = tagged
+            continue
+        clean.append(part)
+        if index == len(loc) - 1:
+            break
+        if len(models) != 1:
+            models = []
+            continue
+        field = next((f for n, f in models[0].model_fields.items() if (f.alias or n) == part), None)
+        models = _members(field.annotation) if field is not None else []
+    return tuple(clean), (models[0] if len(models) == 1 else None)
+
+
 def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
     """The model class that holds the field at `loc`, to suggest allowed keys."""
-    model: Any = Fabric
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return None
-        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
-        if field is None:
-            return None
-        model = _unwrap(field.annotation)
-    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+    return _walk(loc)[1]
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -162,6 +191,8 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
     out = []
     for error in exc.errors():
         loc = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
+        if error["type"] != "union_tag_invalid":
+            loc = _walk(loc)[0]
         if error["type"] == "union_tag_invalid":  # point at the tag's value, not the whole item
             loc = (*loc, str(error.get("ctx", {}).get("discriminator", "")).strip("'"))
         # pydantic reports tagged-union and function validators as extra segments;
@@ -177,6 +208,89 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
     return out
 
 
+def _rules_beside(source: Source, exc: ValidationError) -> list[Diagnostic]:
+    """The semantic rules' errors on the rest of a fabric the schema refused, so that one run shows
+    every problem that blocks it: each refused value is taken out (an optional field back to its default,
+    else the list item that holds it), and what is left, if the schema now takes it, goes through
+    the rules. A finding inside what was taken out, or naming a list item taken out, is left
+    unsaid (it may be the refusal's echo), as is one about a list with items taken out, as a whole
+    (an empty list); the paths of the rest are the file's. Nothing when the
+    rest is still refused, or when the refusal is outside every list item and required."""
+    data = copy.deepcopy(source.data)
+    drops: dict[tuple[Any, ...], set[int]] = {}  # list path -> indexes taken out
+    removed: list[tuple[Any, ...]] = []
+    names: set[str] = set()
+    for error in exc.errors():
+        loc = _walk(tuple(p for p in error["loc"] if isinstance(p, (str, int))))[0]
+        model = _model_at(loc)
+        field = None
+        if model is not None and loc and isinstance(loc[-1], str):
+            field = next((f for n, f in model.model_fields.items() if (f.alias or n) == loc[-1]), None)
+        if error["type"] == "extra_forbidden" or (field is not None and not field.is_required()
+                                                   and error["type"] != "missing"):
+            removed.append(loc)
+            continue
+        index = max((i for i, part in enumerate(loc) if isinstance(part, int)), default=None)
+        if index is None:
+            return []
+        drops.setdefault(loc[:index], set()).add(int(loc[index]))
+        removed.append(loc[:index + 1])
+    for loc in removed:
+        if loc and isinstance(loc[-1], str):  # a field back to its default; items go below
+            _delete(data, loc)
+    kept: dict[tuple[Any, ...], list[int]] = {}
+    for path, indexes in sorted(drops.items(), key=lambda kv: len(kv[0]), reverse=True):
+        items = _at(data, path)
+        if not isinstance(items, list):
+            return []
+        kept[path] = [i for i in range(len(items)) if i not in indexes]
+        for i in sorted(indexes, reverse=True):
+            if i < len(items):
+                item = items.pop(i)
+                if isinstance(item, dict) and isinstance(item.get("name"), str):
+                    names.add(item["name"])
+    try:
+        fabric = Fabric.model_validate(data)
+    except ValidationError:
+        return []
+    out = []
+    for finding in rules.run(fabric):
+        if finding.severity != Severity.ERROR:  # warnings block nothing: the next run, once valid, says them
+            continue
+        path = _original(tuple(finding.path), kept)
+        if any(path[:len(r)] == r for r in removed) or path in kept:  # a list with items taken out, as a whole
+            continue
+        if any(f"'{n}'" in finding.message for n in names):  # names are quoted in every rule's message
+            continue
+        out.append(source.diagnostic(path, finding.message, finding.code, severity=finding.severity))
+    return sorted(out, key=lambda d: (d.line, d.col, d.code, d.message))
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _delete(data: Any, loc: tuple[Any, ...]) -> None:
+    parent = _at(data, loc[:-1])
+    if isinstance(parent, dict) and loc and loc[-1] in parent:
+        del parent[loc[-1]]
+
+
+def _original(path: tuple[Any, ...], kept: dict[tuple[Any, ...], list[int]]) -> tuple[Any, ...]:
+    """A path in the fabric with items taken out, as a path in the file."""
+    out: list[Any] = []
+    for part in path:
+        if isinstance(part, int) and tuple(out) in kept and part < len(kept[tuple(out)]):
+            part = kept[tuple(out)][part]
+        out.append(part)
+    return tuple(out)
+
+
 def validate(source: Source) -> tuple[Fabric | None, list[Diagnostic]]:
     """Schema first; only a schema-valid fabric goes through the semantic rules."""
     if not isinstance(source.data, dict):
@@ -185,7 +299,8 @@ def validate(source: Source) -> tuple[Fabric | None, list[Diagnostic]]:
     try:
         fabric = Fabric.model_validate(source.data)
     except ValidationError as exc:
-        return None, sorted(schema_diagnostics(exc, source))
+        return None, sorted([*schema_diagnostics(exc, source), *_rules_beside(source, exc)],
+                            key=lambda d: (d.line, d.col, d.code, d.message))
     found = [
         source.diagnostic(f.path, f.message, f.code, severity=f.severity) for f in rules.run(fabric)
     ]
