@@ -33,8 +33,9 @@ def _members(annotation: Any) -> list[type[BaseModel]]:
 def _tag(model: type[BaseModel]) -> str | None:
     """A tagged union member's tag: its `platform` literal (`consumers[]`)."""
     field = model.model_fields.get("platform")
-    args = getattr(field.annotation, "__args__", ()) if field is not None else ()
-    return args[0] if len(args) == 1 and isinstance(args[0], str) else None
+    args: tuple[Any, ...] = tuple(getattr(field.annotation, "__args__", ())) if field is not None else ()
+    tag = args[0] if len(args) == 1 else None
+    return tag if isinstance(tag, str) else None
 
 
 def _walk(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], type[BaseModel] | None]:
