@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import SITES, build_file
+from conftest import REPO, SITES, build_file, build_text
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY, Chassis, chassis
 from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, OvsdbServers, missing
@@ -354,3 +354,26 @@ def test_netplan_would_take_br_int_and_merge_duplicates_silently(tmp_path: Path)
     on_lo = Host.model_validate({**_HOST, "tunnelEndpoint": {"loopback": "10.255.0.1/32"},
                                  "ethernets": [{"name": "eth1"}, {"name": "lo", "addresses": ["10.9.9.9/32"]}]})
     assert network(on_lo)["network"]["ethernets"]["lo"]["addresses"] == ["10.255.0.1/32"]  # 10.9.9.9 dropped
+
+
+def test_a_jumbo_underlay_reaches_the_tunnel_nics_as_netplan_reads_them(tmp_path: Path) -> None:
+    """underlayMTU 9000 on the CloudStack sample: the tunnel endpoint eth1.2000 and its link eth1
+    get MTU 9000 in what `netplan generate` writes (systemd-networkd's MTUBytes), the management
+    NIC eth0 keeps its own; before, no NIC got it while the overlay was sized for 9000."""
+    _need("netplan")
+    if not Path("/usr/bin/ovs-vsctl").exists():
+        pytest.skip("netplan needs /usr/bin/ovs-vsctl (openvswitch-switch) for openvswitch: bridges")
+    site = REPO / "sites" / "cloudstack" / "fabric.yaml"
+    text = site.read_text(encoding="utf-8").replace("    underlayMTU: 1500 ", "    underlayMTU: 9000 ", 1)
+    assert "underlayMTU: 9000" in text
+    build = build_text(text, "sites/cloudstack/fabric.yaml")
+    [out] = [f for p, f in build.files.items() if p.name == "60-fabricgen-ovn.yaml" and "kvm01" in p.as_posix()]
+    etc = tmp_path / "etc" / "netplan"
+    etc.mkdir(parents=True)
+    _write(etc, "60-fabricgen-ovn.yaml", out.text).chmod(0o600)
+    result = subprocess.run(["netplan", "generate", "--root-dir", str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    units = {p.name: p.read_text() for p in (tmp_path / "run" / "systemd" / "network").glob("10-netplan-*")}
+    assert "MTUBytes=9000" in units["10-netplan-eth1.link"] and "MTUBytes=9000" in units["10-netplan-eth1.network"]
+    assert "MTUBytes=9000" in units["10-netplan-eth1.2000.network"]
+    assert "MTUBytes" not in units.get("10-netplan-eth0.network", "") + units.get("10-netplan-eth0.link", "")

@@ -439,3 +439,21 @@ def test_fewer_transit_switches_is_a_caution_naming_what_the_ic_server_deletes(
     assert caution.startswith("hq: the transit switches go 3 -> 1: the IC server deletes ts1, ts2 with every "
                               "zone's port")
     assert "ovn-ic-nbctl ts-del beyond TS_NUM" in caution
+
+
+def test_an_underlay_mtu_change_is_a_caution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    site = Path(__file__).resolve().parents[1] / "sites" / "cloudstack" / "fabric.yaml"
+    fabric = tmp_path / NAME
+    fabric.parent.mkdir(parents=True)
+    shutil.copy(site, fabric)
+    r = git.Repo.init(tmp_path)
+    r.index.add([NAME])
+    r.index.commit("cloudstack", author=ACTOR, committer=ACTOR)
+    monkeypatch.chdir(tmp_path)
+    commit(fabric, edit(fabric.read_text(), "    underlayMTU: 1500 ", "    underlayMTU: 9000 "))
+    code, out = diff(capsys, "markdown")
+    assert code == 3
+    [caution] = [c for c in cautions(out) if "underlay MTU" in c]
+    assert "the underlay MTU of OVN deployments changes: " in caution and "1500 -> 9000" in caution
+    assert "raise it on the switches between the hosts first" in caution

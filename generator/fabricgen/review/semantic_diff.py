@@ -353,12 +353,22 @@ def _deployment_cautions(base: Fabric, head: Fabric) -> list[Caution]:
     old = {d.name: d for d in base.ovn_deployments}
     changed = [(d.name, f"{old[d.name].encapsulation} -> {d.encapsulation}") for d in head.ovn_deployments
                if d.name in old and old[d.name].encapsulation != d.encapsulation]
-    if not changed:
-        return []
-    return [Caution(tuple(n for n, _ in changed), (
-        f"the encapsulation of OVN deployments changes: {_each(changed)}: every chassis re-creates its tunnels "
-        "when configure-ovn-host.sh runs; run it on every host of a deployment in one window, as mixed tunnel "
-        "types do not reach each other"), names_zones=True)]
+    notes = []
+    if changed:
+        notes.append(Caution(tuple(n for n, _ in changed), (
+            f"the encapsulation of OVN deployments changes: {_each(changed)}: every chassis re-creates its tunnels "
+            "when configure-ovn-host.sh runs; run it on every host of a deployment in one window, as mixed tunnel "
+            "types do not reach each other"), names_zones=True))
+    mtus = [(d.name, f"{old[d.name].underlay_mtu} -> {d.underlay_mtu}") for d in head.ovn_deployments
+            if d.name in old and old[d.name].underlay_mtu != d.underlay_mtu]
+    if mtus:
+        notes.append(Caution(tuple(n for n, _ in mtus), (
+            f"the underlay MTU of OVN deployments changes: {_each(mtus)}: the hosts' tunnel NICs (their netplan "
+            "files) and the overlay MTU of every consumer's networks change with it; raise it on the switches "
+            "between the hosts first, then apply netplan on every host before the overlay grows (a host still "
+            "at the old MTU drops the larger encapsulated packets), and lower it in the opposite order"),
+            names_zones=True))
+    return notes
 
 
 def cautions(items: Sequence[Change], fabric: str = "FABRIC", covered: frozenset[str] = frozenset(),
