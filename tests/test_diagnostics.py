@@ -341,6 +341,8 @@ CASES = [
     case('FG113', [('    zone: a\n', '')],
          "sites/t/fabric.yaml:7:3: interconnection.database: warning: the IC database runs outside every zone, so nothing in the zones' rollout sets vxlan_mode or waits for it, and a zone that joins first gets a transit switch keyed outside VXLAN's range; before the first zone joins (and after every rebuild of the database), run rendered/t/_host/_ic-db/configure-ic-db.sh where it reaches the IC northbound database, or run the database in a zone (database.zone); `fabricgen status` reports a database without it [FG113]",
          ),
+    case('FG420', [('{name: s1, cidr: 10.100.1.0/24}', '{name: s1, cidr: 10.100.1.0/24, namespaces: [prod]}')],
+         "sites/t/fabric.yaml:27:58: zones[0].vpcs[0].subnets[0].namespaces[0]: namespace 'prod' is not one of VPC 'vpc-1''s namespaces, and Kube-OVN refuses the Subnet (\"out of range to custom vpc\"); add it to the VPC's namespaces or remove it here [FG420]"),
     case('FG419', [('{name: s2, cidr: 10.100.2.0/24}', '{name: join, cidr: 10.100.2.0/24, network: {name: s2}}')],
          "sites/t/fabric.yaml:30:14: zones[0].vpcs[1].subnets[0].name: 'join' is Kube-OVN's join subnet between nodes and pods (--node-switch); a Subnet of this name would overwrite it in zone 'a'; choose another name [FG419]",
          ),

@@ -757,3 +757,24 @@ def test_status_names_live_transit_switches_the_fabric_would_delete() -> None:
     text = (REPO / "sites" / "lab" / "fabric.yaml").read_text()
     three = build_text(text.replace("  transitSwitch:\n", "  transitSwitch:\n    count: 3\n", 1), "fabric.yaml")
     assert _transit_switches(three.plan.fabric, show) == []
+
+
+def test_tenant_subnets_keep_their_namespaces_and_kube_ovns_gateway_type(tmp_path: Path) -> None:
+    """What real clusters carry on a tenant Subnet: `namespaces` (user-set, so part of the fabric;
+    each one of its VPC's) and `gatewayType: distributed`, which Kube-OVN reads only in the default
+    VPC (`reconcileOvnDefaultVpcRoute`), so that outside it it is the same as none: exact."""
+    def change(docs: list[Any]) -> None:
+        find(docs, "Vpc", "vpc-prod")["spec"]["namespaces"] = ["prod"]
+        subnet = find(docs, "Subnet", "prod-app")["spec"]
+        subnet["namespaces"] = ["prod"]
+        subnet["gatewayType"] = "distributed"
+
+    clusters = {**CLUSTERS, "hq": edited(tmp_path, "hq", change)}
+    fabric = site(tmp_path)
+    code, doc, err = proof(fabric, clusters)
+    assert code == 0, err
+    assert doc["exact"] and doc["counts"]["partial"] == 0, [e for e in doc["entries"] if e["status"] == "partial"]
+    text = fabric.read_text()
+    assert re.search(r"\{name: prod-app, cidr: 10\.100\.2\.0/24, namespaces: \[prod\]", text) or \
+        "namespaces: [prod]" in text.split("name: prod-app", 1)[1].split("name:", 1)[0], text
+    assert main(["validate", str(fabric)]) == 0

@@ -182,11 +182,18 @@ class Live:
             elif kind == "IptablesEIP" and not (status or {}).get("ready"):
                 gw = self.get("VpcNatGateway", "", spec["natGwDp"])
                 if gw is not None and gw.get("status") is not None and _gateway_pod_runs(self, gw):
-                    obj["status"] = {"ready": True, "ip": spec.get("v4ip", ""), "redo": "", "nat": ""}
+                    # createOrUpdateEipCR (pkg/controller/vpc_nat_gw_eip.go): ready, ip, qosPolicy
+                    obj["status"] = {"ready": True, "ip": spec.get("v4ip", ""), "redo": "", "nat": "",
+                                     "qosPolicy": spec.get("qosPolicy", "")}
             elif kind in ("IptablesSnatRule", "IptablesDnatRule") and not (status or {}).get("ready"):
                 eip = self.get("IptablesEIP", "", spec["eip"])
                 if eip is not None and (eip.get("status") or {}).get("ready"):
-                    obj["status"] = {"ready": True, "v4ip": eip["status"]["ip"]}
+                    # patchSnatStatus / patchDnatStatus (pkg/controller/vpc_nat_gw_nat.go) copy what
+                    # they applied into the status
+                    applied = (["internalCIDR"] if kind == "IptablesSnatRule"
+                               else ["protocol", "internalIp", "internalPort", "externalPort"])
+                    obj["status"] = {"ready": True, "v4ip": eip["status"]["ip"],
+                                     **{f: spec.get(f, "") for f in applied}}
             elif kind == "Deployment" and key == IC_SERVER and hosts_db and ic_db is not None:
                 _ic_server_pods(self, obj, ic_db)
             elif kind == "ConfigMap" and name == "ovn-ic-config" and self.joined is None and ic_db is not None:

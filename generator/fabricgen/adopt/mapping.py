@@ -809,6 +809,9 @@ class _Mapper:
             doc.add("dhcp", False)
         if spec.get("natOutgoing") is True:
             doc.add("natOutgoing", True)
+        namespaces = [n for n in _list(spec.get("namespaces")) if _label(n)]
+        if namespaces:
+            doc.add("namespaces", cy.Seq([cy.Item(n) for n in namespaces], flow=True))
         options = spec.get("dhcpV4Options")
         if options:
             match = _DNS_OPTION.fullmatch(str(options))

@@ -487,8 +487,11 @@ def _subnet_protocol(obj: Mapping[str, Any]) -> Any:
 
 
 def _subnet_gateway_type(obj: Mapping[str, Any]) -> Any:
-    spec = obj.get("spec") or {}
-    return "distributed" if spec.get("vpc", "ovn-cluster") == "ovn-cluster" else None
+    """`distributed`: formatSubnet writes it in the default VPC; outside it Kube-OVN reads no
+    gatewayType at all (a custom VPC's subnets go through the VPC's own router; only
+    reconcileOvnDefaultVpcRoute, for ovn-cluster, reads it), so a `distributed` written there by a
+    user or a UI is the same as none."""
+    return "distributed"
 
 
 _BGP_SPEAKER_ZERO = {"enabled": False, "asn": 0, "remoteAsn": 0, "holdTime": "0s", "routerId": "",

@@ -40,6 +40,11 @@ class TenantSubnet(Section):
     dns_servers: list[Address] = Field(default=[], max_length=8)
     """DNS servers DHCP hands out (`dhcpV4Options: dns_server={a;b}`), for VMs behind a NAT
     gateway, as SUSE Virtualization's NAT guide asks. Needs `dhcp: true`."""
+    namespaces: list[Label] = []
+    """`namespaces` on the Subnet: the namespaces whose pods take their addresses from it. Each
+    must be one of its VPC's `namespaces`: Kube-OVN refuses the Subnet otherwise ("namespace ...
+    is out of range to custom vpc", kubeovn/kube-ovn `pkg/controller/subnet.go`
+    `validateVpcBySubnet`; FG420)."""
 
     @model_validator(mode="after")
     def _dns_needs_dhcp(self) -> Self:

@@ -60,7 +60,21 @@ def _echo(field: str) -> str:
             f"(has(spec.{field}) ? spec.{field} : [])")
 
 
-# Flux healthCheckExprs per kind, written from the same upstream code as the Lua scripts.
+def _same(field: str) -> str:
+    """The status holds the spec's value (an absent string is an empty one)."""
+    return (f"(has(status.{field}) ? string(status.{field}) : '') == "
+            f"(has(spec.{field}) ? string(spec.{field}) : '')")
+
+
+def _flag(where: str, field: str) -> str:
+    return f"(has({where}.{field}) && {where}.{field})"
+
+
+_RULE_READY = "has(status.ready) && status.ready"
+
+# Flux healthCheckExprs per kind, written from the same upstream code as the Lua scripts: where a
+# status is never cleared by a later failure (Vpc standby, the Iptables kinds' ready), current
+# also needs the status to echo the spec.
 FLUX_EXPRESSIONS: dict[Kind, dict[str, str]] = {
     ("kubeovn.io", "Configuration"): {
         "failed": f"has(status.conditions) && status.conditions.exists(c, c.type in {_CONFIGURATION_CHECKS} "
@@ -69,16 +83,34 @@ FLUX_EXPRESSIONS: dict[Kind, dict[str, str]] = {
                    f"{_CONFIGURATION_CHECKS}.all(t, status.conditions.exists(c, c.type == t && c.status == 'True'))",
     },
     ("kubeovn.io", "ProviderNetwork"): {"current": _READY},
-    ("kubeovn.io", "Vpc"): {"current": "has(status.standby) && status.standby"},
+    ("kubeovn.io", "Vpc"): {
+        "current": f"has(status.standby) && status.standby && {_flag('spec', 'enableExternal')} == "
+                   f"{_flag('status', 'enableExternal')} && (!{_flag('spec', 'enableExternal')} || "
+                   f"{_flag('spec', 'enableBfd')} == {_flag('status', 'enableBfd')})",
+    },
+    # As its health.lua: Error is never read (Kube-OVN never clears it); failed only for what
+    # retrying cannot fix.
     ("kubeovn.io", "Subnet"): {
-        "failed": "has(status.conditions) && !status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') "
-                  "&& status.conditions.exists(c, c.type == 'Error' && c.status == 'True')",
+        "failed": "has(status.conditions) && (status.conditions.exists(c, c.type == 'Validated' && c.status == 'False') "
+                  "|| status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason) && "
+                  "(c.reason == 'NoReadyGateway' || (c.reason == 'ValidateSubnetVlanFailed' && has(c.message) && "
+                  "has(spec.vlan) && c.message == 'failed to validate vlan for subnet ' + metadata.name + "
+                  "', subnet ' + metadata.name + ' has invalid conflict vlan ' + spec.vlan))))",
         "current": _READY,
     },
     ("kubeovn.io", "VpcNatGateway"): {"current": f"{_echo('externalSubnets')} && {_echo('selector')}"},
-    ("kubeovn.io", "IptablesEIP"): {"current": "has(status.ready) && status.ready"},
-    ("kubeovn.io", "IptablesSnatRule"): {"current": "has(status.ready) && status.ready"},
-    ("kubeovn.io", "IptablesDnatRule"): {"current": "has(status.ready) && status.ready"},
+    ("kubeovn.io", "IptablesEIP"): {
+        "failed": f"{_RULE_READY} && has(spec.v4ip) && spec.v4ip != '' && (!has(status.ip) || status.ip != spec.v4ip)",
+        "current": f"{_RULE_READY} && {_same('qosPolicy')}",
+    },
+    ("kubeovn.io", "IptablesSnatRule"): {
+        "current": f"{_RULE_READY} && has(status.internalCIDR) && has(spec.internalCIDR) && "
+                   "(status.internalCIDR == spec.internalCIDR || status.internalCIDR == spec.internalCIDR + '/32')",
+    },
+    ("kubeovn.io", "IptablesDnatRule"): {
+        "current": f"{_RULE_READY} && " + " && ".join(_same(f) for f in ("protocol", "internalIp", "internalPort",
+                                                                           "externalPort")),
+    },
 }
 
 API_VERSIONS = {"kubeovn.io": "kubeovn.io/v1", "argoproj.io": "argoproj.io/v1alpha1"}

@@ -58,6 +58,7 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
                     dhcp=sub.dhcp,
                     nat_outgoing=sub.nat_outgoing,
                     dns_servers=[str(d) for d in sub.dns_servers],
+                    namespaces=list(sub.namespaces),
                 )
             )
     return objects

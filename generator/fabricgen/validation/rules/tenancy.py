@@ -137,6 +137,19 @@ def duplicate_subnet(fabric: Fabric) -> Iterator[Finding]:
                 seen.add(sub.name)
 
 
+@rule("FG420", "subnet-namespace", "A tenant subnet names a namespace its VPC does not list; Kube-OVN refuses it.")
+def subnet_namespace(fabric: Fabric) -> Iterator[Finding]:
+    for i, zone in enumerate(fabric.zones):
+        for v, vpc in enumerate(zone.vpcs):
+            for s, sub in enumerate(vpc.subnets):
+                for n, namespace in enumerate(sub.namespaces):
+                    if namespace not in vpc.namespaces:
+                        yield Finding("FG420", ("zones", i, "vpcs", v, "subnets", s, "namespaces", n),
+                                      f"namespace {namespace!r} is not one of VPC {vpc.name!r}'s namespaces, and "
+                                      "Kube-OVN refuses the Subnet (\"out of range to custom vpc\"); add it to the "
+                                      "VPC's namespaces or remove it here")
+
+
 @rule("FG409", "vpc-name", "A tenant VPC is named ovn-cluster or repeats another VPC's name.")
 def vpc_name(fabric: Fabric) -> Iterator[Finding]:
     for i, zone in enumerate(fabric.zones):
