@@ -92,7 +92,8 @@ FLUX_EXPRESSIONS: dict[Kind, dict[str, str]] = {
     # retrying cannot fix.
     ("kubeovn.io", "Subnet"): {
         "failed": "has(status.conditions) && (status.conditions.exists(c, c.type == 'Validated' && "
-                  "c.status == 'False') || status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason) && "
+                  "c.status == 'False') || status.conditions.exists(c, c.type == 'Ready' && "
+                  "c.status == 'False' && has(c.reason) && "
                   "(c.reason == 'NoReadyGateway' || (c.reason == 'ValidateSubnetVlanFailed' && has(c.message) && "
                   "has(spec.vlan) && c.message == 'failed to validate vlan for subnet ' + metadata.name + "
                   "', subnet ' + metadata.name + ' has invalid conflict vlan ' + spec.vlan))))",
