@@ -278,6 +278,24 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "render" and bool(args.fabrics) == args.all_tracked:
         parser.error("render: give FABRIC files or --all, not both" if args.all_tracked
                      else "render: the following arguments are required: FABRIC (or --all)")
+    if args.command in LIVE_COMMANDS:
+        # What these commands print may come from the live side: one rule for all of it.
+        from fabricgen.live_text import SafeStream
+
+        out, err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
+        try:
+            return _run(args)
+        finally:
+            sys.stdout, sys.stderr = out, err
+    return _run(args)
+
+
+# The commands that read what clusters and OVN print (`fabricgen.live_text`).
+LIVE_COMMANDS = frozenset({"import", "status", "transit", "verify"})
+
+
+def _run(args: argparse.Namespace) -> int:
     from fabricgen import report
     from fabricgen.errors import FabricgenError, InvalidFabricError
 

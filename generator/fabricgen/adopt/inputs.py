@@ -115,16 +115,23 @@ def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: 
             continue
         names.add(cluster)
         objects: list[ko.LiveObject] = []
+        unread = False
         for name, text in texts:
             try:
                 read = ko.read_objects(text, printable(name))
             except ko.KubeInputError as exc:
                 problems.append(str(exc))
+                unread = True
                 continue
             if other_kinds:  # left out, not refused
                 read = [o for o in read if kind_problem(o) is None]
             problems += [p for p in map(kind_problem, read) if p]
             objects += read
+        if not objects and not unread:
+            problems.append(f"cluster {label}: its captures ({', '.join(printable(n) for n, _t in texts) or 'none'}) "
+                            "hold no object (null, or an empty List): a cluster with nothing read would vanish from "
+                            "the fabric; capture its `kubectl get` output again")
+            continue
         try:
             merged = ko.merge_objects(objects)
         except ko.KubeInputError as exc:

@@ -12,6 +12,6 @@
 
 Nothing here is imported unless `fabricgen transit`, `verify`, `diff` or `import` (or a test) runs.
 
-May import: `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`, `fabricgen.model`,
+May import: `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`, `fabricgen.model`,
 `fabricgen.source`, `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

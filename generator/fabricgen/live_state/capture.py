@@ -10,9 +10,9 @@
 
 `write` makes the directory whole or not at all (a temporary sibling renamed into place) and
 never replaces anything; `read` takes only regular files inside the directory, each key made of
-plain path segments, and refuses a capture of another site. What kubectl and the OVN tools
-print holds no credentials: fabricgen never reads a kubeconfig, a Secret or a key file, only
-names them (a context, a path).
+plain path segments, and refuses a capture of another site. fabricgen never reads a kubeconfig,
+a Secret or a key file, only names them (a context, a path); what a command printed on stderr
+was redacted (`fabricgen.live_text`) before it reached an observation.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at i
 FORMAT = "fabricgen-status-capture/1"
 INDEX = "capture.json"
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# What reading one capture may cost in all: a 16-zone fabric's capture is a few MiB and some
+# hundreds of observations, so these leave room without letting a crafted one exhaust memory.
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_OBSERVATIONS = 20_000
+MAX_INDEX_DEPTH = 8
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]*")
 
 
@@ -121,6 +126,11 @@ def read(directory: Path, *, site: str | None = None) -> tuple[dict[str, Observa
     if site is not None and header["site"] != site:
         raise CaptureError(f"{directory}: a capture of site {header['site']!r}, not of this fabric's site {site!r}")
     out: dict[str, Observation] = {}
+    if len(index["observations"]) > MAX_OBSERVATIONS:
+        raise CaptureError(f"{index_path}: {len(index['observations'])} observations, more than the "
+                           f"{MAX_OBSERVATIONS} a status capture of any fabric holds")
+    named: dict[str, int] = {}
+    total = 0
     for number, entry in enumerate(index["observations"], start=1):
         where = f"{index_path}: observation {number}"
         if not isinstance(entry, dict):
@@ -134,7 +144,15 @@ def read(directory: Path, *, site: str | None = None) -> tuple[dict[str, Observa
             name = entry.get(stream)
             if not isinstance(name, str):
                 raise CaptureError(f"{where}: {stream} names no file")
+            if name in named:
+                raise CaptureError(f"{where}: {stream} names {name!r}, which observation {named[name]} names too; "
+                                   "a capture has a file of its own for each output")
+            named[name] = number
             texts.append(_text(directory, name, where))
+            total += len(texts[-1])
+            if total > MAX_TOTAL_BYTES:
+                raise CaptureError(f"{where}: the capture's files add up to more than "
+                                   f"{MAX_TOTAL_BYTES // (1024 * 1024)} MiB; not a status capture")
         if key in out:
             raise CaptureError(f"{where}: key {key!r} appears twice")
         key_path(key)
@@ -145,12 +163,38 @@ def read(directory: Path, *, site: str | None = None) -> tuple[dict[str, Observa
 def _json(path: Path) -> object:
     try:
         data, _stat = read_regular(path, follow_symlinks=False, limit=MAX_FILE_BYTES)
-        return json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"), parse_int=_index_int, parse_constant=_index_constant)
     except FileNotFoundError:
         raise CaptureError(f"{path}: no such file; is this a directory written by `fabricgen status --capture`?") \
             from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError and the numbers refused
         raise CaptureError(f"{path}: cannot read it: {exc}") from None
+    except RecursionError:
+        raise CaptureError(f"{path}: nests too deeply for a status capture") from None
+    _check_depth(value, path)
+    return value
+
+
+def _index_int(text: str) -> int:
+    if len(text) > 20:
+        raise ValueError(f"an integer of {len(text)} digits, which no capture holds")
+    return int(text)
+
+
+def _index_constant(text: str) -> object:
+    raise ValueError(f"{text} is not a number a capture holds")
+
+
+def _check_depth(value: object, path: Path) -> None:
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_INDEX_DEPTH:
+            raise CaptureError(f"{path}: nests deeper than {MAX_INDEX_DEPTH} levels; not a status capture")
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
 
 
 def _text(directory: Path, name: str, where: str) -> str:

@@ -183,7 +183,7 @@ def read_objects(text: str, name: str) -> list[LiveObject]:
 
 
 def _json_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | None], str]]]:
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_int=_json_int, parse_constant=_json_constant)
     docs: list[tuple[Any, Callable[[int | None], str]]] = []
     pos, number = 0, 0
     while True:
@@ -197,6 +197,9 @@ def _json_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | Non
         except _DuplicateKey as exc:
             raise KubeInputError(f"{name}: JSON document {number} repeats the key {exc.key!r}; "
                                  "kubectl never does: pass its output unchanged") from None
+        except _NotKubernetesNumber as exc:
+            raise KubeInputError(f"{name}: JSON document {number} holds {exc}, which no Kubernetes object "
+                                 "holds and kubectl never prints") from None
         except json.JSONDecodeError as exc:
             raise KubeInputError(f"{name}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected the output "
                                  "of `kubectl get ... -o json`") from None
@@ -211,6 +214,23 @@ def _json_where(name: str, number: int) -> Callable[[int | None], str]:
     def where(item: int | None) -> str:
         return f"{name}: document {number}" + ("" if item is None else f", item {item + 1}")
     return where
+
+
+class _NotKubernetesNumber(ValueError):
+    """A number JSON allows but no Kubernetes object has: more digits than an int64, NaN, Infinity."""
+
+
+MAX_INT_DIGITS = 20  # an int64 has at most 19 digits, and a sign
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS:
+        raise _NotKubernetesNumber(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def _json_constant(text: str) -> Any:
+    raise _NotKubernetesNumber(text)
 
 
 class _DuplicateKey(ValueError):

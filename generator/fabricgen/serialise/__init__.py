@@ -5,5 +5,5 @@
 - `render_record`: what render wrote for a site and from what, as fabricgen's private cache
   keeps it (standard library only: the fast path reads it without loading the pipeline).
 
-May import: nothing of fabricgen but the shared `errors`, `exit_codes`, `diagnostics`.
+May import: `fabricgen.live_text`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

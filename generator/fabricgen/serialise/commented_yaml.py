@@ -4,9 +4,9 @@ The document is a tree of `Map` and `Seq` nodes whose entries may carry comments
 comment after the value, and comment lines above the entry. Scalars are written by
 `manifest_yaml.scalar`, plain only when no YAML 1.1 or 1.2 reader can take them for anything
 else and double-quoted (JSON escapes) otherwise; keys likewise. So no value can start a key,
-an item, a comment or a document. A comment is one line of printable text: a line break or a
-control character in one is a bug of the caller (`ValueError`), who makes comments printable
-first. Layout follows `sites/lab/fabric.yaml`: two spaces per level, list items indented
+an item, a comment or a document. A comment is one line of printable text: a line break, a
+control or a bidirectional character in one (a name a live cluster gave) is written as a
+backslash escape (`fabricgen.live_text.escape`). Layout follows `sites/lab/fabric.yaml`: two spaces per level, list items indented
 under their key, short lists of scalars and short mappings in flow style, and the line
 comments of a block aligned.
 """
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from fabricgen.live_text import escape
 from fabricgen.serialise.manifest_yaml import scalar
 
 Node = Union["Map", "Seq", str, int, bool, None]
@@ -75,9 +76,9 @@ def plain(node: Node) -> Any:
 
 
 def _check_comment(text: str) -> str:
-    if not text.isprintable():
-        raise ValueError(f"a comment must be one line of printable text: {text!r}")
-    return text
+    """A comment as one printable line: what is not printable (a line break, a control, a
+    bidirectional override, from a name a live cluster gave) is written escaped."""
+    return escape(text, kept="")
 
 
 def _flow(node: Node) -> str | None:

@@ -27,7 +27,11 @@ _BLOCK_LINE = re.compile(r"^[^\t\r\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\
 # Characters json.dumps leaves raw that YAML may not carry raw inside a double-quoted
 # scalar: C1 controls and DEL (not printable), NEL and the Unicode line and paragraph
 # separators (line breaks in YAML 1.1), the BOM and the non-characters U+FFFE/U+FFFF.
-_QUOTED_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+# Inside double quotes, written escaped: C1 controls, line and paragraph separators, and the
+# invisible format characters (bidirectional controls among them) that reorder what an editor
+# or a terminal shows of a value.
+_QUOTED_UNSAFE = re.compile("[\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                            "\u2066-\u206f\ufeff\ufffe\uffff]")
 
 
 def _escape(match: re.Match[str]) -> str:

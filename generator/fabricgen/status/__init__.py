@@ -14,7 +14,7 @@ The steps run one way, like the pipeline's:
 - `interconnection`, `routes`, `objects`, `raft_health`: the checks;
 - `report`: text, JSON and Markdown.
 
-May import: `fabricgen.live_state`, `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`,
+May import: `fabricgen.live_text`, `fabricgen.live_state`, `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`,
 `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared `errors`,
 `exit_codes`, `diagnostics`, `regular_file` (and the package's version, for captures).
 """

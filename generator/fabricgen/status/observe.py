@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fabricgen.live_state.capture import NOT_RUN, Observation
+from fabricgen.live_text import redact
 
 WORKERS = 8
 DEADLINE = 90  # seconds: past the tools' own timeouts (commands.TIMEOUT), a process is ended
@@ -49,7 +50,9 @@ def _run(probe: Probe, env: Mapping[str, str]) -> Observation:
         return Observation(probe.key, probe.argv, NOT_RUN, "", f"no answer within {DEADLINE} s")
     except OSError as exc:
         return Observation(probe.key, probe.argv, NOT_RUN, "", str(exc))
-    return Observation(probe.key, probe.argv, proc.returncode, proc.stdout, proc.stderr)
+    # What a command says on stderr (an API server's error body, a credential plugin's log) is
+    # shown and captured: its credentials are taken out here, before either.
+    return Observation(probe.key, probe.argv, proc.returncode, proc.stdout, redact(proc.stderr))
 
 
 @dataclass
