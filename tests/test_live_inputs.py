@@ -68,7 +68,7 @@ def test_an_import_into_the_rendered_output_is_refused(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPO / "rendered" / "lab", repo / "rendered" / "lab")
     for target in (repo / "rendered" / "lab" / "fabric.yaml", repo / "rendered" / "other" / "fabric.yaml"):
-        code, out, err = imported(target, dict(CLUSTERS))
+        code, _out, err = imported(target, dict(CLUSTERS))
         assert code == exit_codes.INVALID, (code, err)
         assert "which holds fabricgen's rendered output" in err and "nothing written" in err, err
         assert not target.exists()

@@ -6,9 +6,9 @@ comment after the value, and comment lines above the entry. Scalars are written 
 else and double-quoted (JSON escapes) otherwise; keys likewise. So no value can start a key,
 an item, a comment or a document. A comment is one line of printable text: a line break, a
 control or a bidirectional character in one (a name a live cluster gave) is written as a
-backslash escape (`fabricgen.live_text.escape`). Layout follows `sites/lab/fabric.yaml`: two spaces per level, list items indented
-under their key, short lists of scalars and short mappings in flow style, and the line
-comments of a block aligned.
+backslash escape (`fabricgen.live_text.escape`). Layout follows `sites/lab/fabric.yaml`: two
+spaces per level, list items indented under their key, short lists of scalars and short
+mappings in flow style, and the line comments of a block aligned.
 """
 
 from __future__ import annotations
