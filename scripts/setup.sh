@@ -22,6 +22,7 @@ DEBIAN_PACKAGES=(
   nftables             # nft -c for firewall rule files
   graphviz             # dot: fabricgen graph --format svg
   lua5.1               # the Argo CD health checks, as gopher-lua (Lua 5.1) runs them
+  strace               # holds a system call so that a signal lands while a temporary file exists
 )
 
 # Debian 13's OVN 25.03 and OVS 3.5 (what Kube-OVN 1.15 and later run), next to the system's

@@ -34,7 +34,7 @@ exit codes:
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run
   7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
   8    status: part of the live fabric could not be read, or not judged safely (unknown)
-  130  interrupted
+  130  interrupted (129, 143: SIGHUP, SIGTERM)
   141  the reader of stdout went away (a broken pipe)
 """
 
@@ -246,15 +246,24 @@ def _dispatch(args: argparse.Namespace) -> int:
     raise AssertionError(args.command)  # pragma: no cover - argparse rejects others
 
 
-_interrupted = False  # a SIGINT arrived (`_on_interrupt`); see `main`
+_interrupted = False  # a SIGINT, SIGTERM or SIGHUP arrived (`_on_interrupt`); see `main`
+_signal_number = 0  # which one, for the exit status (128 + its number)
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGINT during a run: Python's own handling (KeyboardInterrupt), remembered, so that an
-    exception a library makes of it (pyo3's PanicException) still ends as an interrupt."""
-    global _interrupted
+    exception a library makes of it (pyo3's PanicException) still ends as an interrupt. SIGTERM
+    (a cancelled CI job) and SIGHUP (a closed terminal) are taken the same way, so that every
+    command cleans up as for Ctrl-C (its temporary file or directory removed) instead of dying
+    where it stands; the exit status says which signal it was."""
+    global _interrupted, _signal_number
     _interrupted = True
+    _signal_number = signum
     raise KeyboardInterrupt
+
+
+def _interrupted_status() -> int:
+    return 128 + _signal_number if _signal_number not in (0, signal.SIGINT) else exit_codes.INTERRUPTED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -262,14 +271,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except KeyboardInterrupt:
         sys.stderr.write("fabricgen: interrupted\n")
-        return exit_codes.INTERRUPTED
+        return _interrupted_status()
     except (SystemExit, GeneratorExit):
         raise
     except BaseException:
         if not _interrupted:
             raise
         sys.stderr.write("fabricgen: interrupted\n")
-        return exit_codes.INTERRUPTED
+        return _interrupted_status()
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -315,7 +324,7 @@ def _run(args: argparse.Namespace) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("fabricgen: interrupted\n")
-        return exit_codes.INTERRUPTED
+        return _interrupted_status()
     except Exception as exc:
         if os.environ.get("FABRICGEN_DEBUG"):
             traceback.print_exc()
@@ -353,8 +362,9 @@ def run() -> NoReturn:
     are left out of it; everything else about exiting (flushing, atexit) is unchanged.
     Neither is in `main`, which tests and other callers run in their own process.
     """
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # ignored when started: stays ignored
-        signal.signal(signal.SIGINT, _on_interrupt)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) is not signal.SIG_IGN:  # ignored when started (nohup): stays ignored
+            signal.signal(number, _on_interrupt)
     gc.disable()
     code = main()
     gc.freeze()

@@ -87,6 +87,8 @@ EXIT_CODES = (
     ("130", "interrupted (Ctrl-C or SIGINT from fabricgen's first line on; one that lands in the Python "
             "interpreter's own start-up, its first 20 ms or so, ends it with Python's error and status 1, "
             "before fabricgen has read or written anything)"),
+    ("129, 143", "ended by SIGHUP (a closed terminal) or SIGTERM (a cancelled CI job): cleaned up as for "
+                 "Ctrl-C, no temporary file or directory left"),
     ("141", "the reader of stdout went away (a broken pipe, e.g. `fabricgen argocd-generate \\| head`)"),
 )
 
