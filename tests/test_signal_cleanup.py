@@ -53,7 +53,7 @@ def signalled_while(args: list[str], syscall: str, cwd: Path, temporary: Callabl
         deadline = time.monotonic() + 120
         while not temporary():
             if strace.poll() is not None or time.monotonic() > deadline:
-                out, err = strace.communicate()
+                _out, err = strace.communicate()
                 raise AssertionError(f"no temporary appeared (exit {strace.returncode}): {err.decode()}")
             time.sleep(0.02)
         pid = tracee(strace)
