@@ -2,7 +2,7 @@
 """Try fabricgen as a hostile user would, repeatably, and say per family what held.
 
     .venv/bin/python scripts/hostile_run.py [--fuzz N] [--seed S] [--quick] [--keep DIR]
-                                            [--families fuzz,targeted,interruption,ovn-scripts]
+                                            [--families fuzz,targeted,interruption,ovn-scripts,live-data]
 
 Every case runs the installed `fabricgen` (default: the one beside this interpreter, i.e. the
 repository's `.venv`) as a real process, in a private temporary directory with a private
@@ -17,7 +17,10 @@ repository's `.venv`) as a real process, in a private temporary directory with a
 - `interruption`: kill -9 during render, two renders at once, a full disk, a read-only output,
   interrupted `verify` (`hostile.interruption`);
 - `ovn-scripts`: the rendered host scripts against real ovsdb-server NB, SB and IC databases on
-  unix sockets (`hostile.ovn_scripts`; skipped, saying so, without the OVN programs).
+  unix sockets (`hostile.ovn_scripts`; skipped, saying so, without the OVN programs);
+- `live-data`: what a hostile cluster feeds `import`, `status --from` and `transit` (kubectl
+  captures, `ovn-ic-sbctl show`, capture directories with hostile names, controls and tokens),
+  one fifth as many as `--fuzz` (`hostile.live_data`).
 
 It prints, per family, how many cases held, failed and were skipped, then every failure with
 its reasons; with `--keep DIR` each failed case's directory (its input, what fabricgen wrote,
@@ -42,11 +45,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile import fuzz, interruption, ovn_scripts, targeted
+from hostile import fuzz, interruption, live_data, ovn_scripts, targeted
 from hostile.harness import Case, Context, Failed, Skip, Workdir, keep, remove_tree
 
 REPO = Path(__file__).resolve().parents[1]
-FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts")
+FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts", "live-data")
 QUICK_FUZZ = 40
 
 
@@ -101,6 +104,8 @@ def _cases(ctx: Context, families: Sequence[str], fuzz_count: int) -> list[Case]
             found += interruption.cases(ctx)
         elif family == "ovn-scripts":
             found += ovn_scripts.cases(ctx)
+        elif family == "live-data":
+            found += live_data.cases(ctx, max(fuzz_count // 5, 20))
     if ctx.quick:
         found = [c for c in found if c.quick or c.family == "fuzz"]
     return found

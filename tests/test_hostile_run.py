@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO
 
 SCRIPT = REPO / "scripts" / "hostile_run.py"
-FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts")
+FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts", "live-data")
 COUNTS = re.compile(r"^(?P<family>[a-z-]+): held (?P<held>\d+), failed (?P<failed>\d+), skipped (?P<skipped>\d+)",
                     re.MULTILINE)
 FAILURE = re.compile(r"^- (?P<case>\S+) \(reproduction: (?P<kept>.+)\)$", re.MULTILINE)

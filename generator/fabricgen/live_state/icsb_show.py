@@ -137,6 +137,8 @@ class _GatewayDraft:
 
 def parse_address(text: str) -> tuple[str, tuple[IPv4Interface | IPv6Interface, ...]]:
     """`["MAC IP/LEN ..."]` (a JSON list of one string) to the MAC and the interfaces."""
+    if not text.startswith('["'):  # never nested, never a number: no deep or huge JSON is decoded
+        raise ValueError("expected a JSON list holding one string")
     value = json.loads(text)
     if not isinstance(value, list) or len(value) != 1 or not isinstance(value[0], str):
         raise ValueError("expected a JSON list holding one string")
@@ -213,7 +215,8 @@ def parse(text: str, name: str = "<ovn-ic-sbctl show>") -> IcSbShow:
                     try:
                         port.address = parse_address(value)
                     except ValueError as exc:
-                        raise fail(lineno, f"port {port.name}: unreadable address {value!r}: {exc}") from None
+                        shown = repr(value[:40]) + (f" ({len(value)} characters)" if len(value) > 40 else "")
+                        raise fail(lineno, f"port {port.name}: unreadable address {shown}: {exc}") from None
             elif block == "type" and gateway is not None and key == "ip":
                 encap_type, _ = gateway.encaps[-1]
                 gateway.encaps[-1] = (encap_type, value)
