@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -395,3 +396,14 @@ def test_any_text_is_read_or_refused_never_a_crash() -> None:
             assert ko.compare(obj.body, obj.body, fields="all").equal
 
     check()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n x\n  namespace: *n\n", "(an anchor)"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: !!map {name: x}\n", "YAML tag tag:yaml.org,2002:map"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: !!str x}\n", "YAML tag tag:yaml.org,2002:str"),
+])
+def test_scalar_anchors_and_standard_tags_are_refused_too(text: str, said: str) -> None:
+    """The loaded document keeps no trace of a scalar's anchor or a `!!map` tag: the event stream does."""
+    with pytest.raises(ko.KubeInputError, match=re.escape(said)):
+        ko.read_objects(text, "c.yaml")

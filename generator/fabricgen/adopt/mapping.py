@@ -732,8 +732,12 @@ class _Mapper:
     def tenants(self, zone: _Zone) -> None:
         cluster = zone.cluster
         vpcs = [v for v in self.of_kind(cluster, "kubeovn.io", "Vpc") if v.id.name != DEFAULT_VPC]
-        subnets = self.of_kind(cluster, "kubeovn.io", "Subnet")
-        gateways = self.of_kind(cluster, "kubeovn.io", "VpcNatGateway")
+        subnets: dict[str, list[ko.LiveObject]] = {}  # by VPC: one pass, however many VPCs
+        for subnet in self.of_kind(cluster, "kubeovn.io", "Subnet"):
+            subnets.setdefault(str(_spec(subnet).get("vpc")), []).append(subnet)
+        gateways: dict[str, list[ko.LiveObject]] = {}
+        for gateway in self.of_kind(cluster, "kubeovn.io", "VpcNatGateway"):
+            gateways.setdefault(str(_spec(gateway).get("vpc")), []).append(gateway)
         docs = cy.Seq()
         imported: dict[str, tuple[ko.LiveObject, list[IPv4Network]]] = {}
         nat: list[tuple[str, ko.LiveObject]] = []
@@ -754,16 +758,14 @@ class _Mapper:
                 doc.add("namespaces", cy.Seq([cy.Item(n) for n in namespaces], flow=True))
             subnet_docs = cy.Seq()
             cidrs: list[IPv4Network] = []
-            for subnet in subnets:
-                if _spec(subnet).get("vpc") != name:
-                    continue
+            for subnet in subnets.get(name, ()):
                 item = self.tenant_subnet(zone, subnet)
                 if item is not None:
                     subnet_docs.add(item[0])
                     cidrs.append(item[1])
             if subnet_docs.items:
                 doc.add("subnets", subnet_docs)
-            gws = sorted((g for g in gateways if _spec(g).get("vpc") == name), key=lambda g: g.id.name)
+            gws = sorted(gateways.get(name, ()), key=lambda g: g.id.name)
             if gws:
                 nat.append((name, gws[0]))
                 for extra_gw in gws[1:]:

@@ -267,6 +267,7 @@ def _yaml_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | Non
     from fabricgen.serialise.roundtrip_yaml import round_trip
 
     try:
+        _refuse_anchors_and_tags(text, name)
         loaded = list(round_trip(preserve_quotes=False, comments=False).load_all(text))
     except DuplicateKeyError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else 1
@@ -288,6 +289,23 @@ def _yaml_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | Non
         value = _plain(raw, f"{name}:{line}" if line else f"{name}: document {number}")
         docs.append((value, _yaml_where(name, number, raw)))
     return docs
+
+
+def _refuse_anchors_and_tags(text: str, name: str) -> None:
+    """kubectl never writes an anchor, an alias or a tag, on a scalar or a collection: each is
+    refused where it stands, read from the event stream (the loaded document keeps no trace of a
+    scalar's anchor or a `!!map` tag)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import AliasEvent
+
+    for event in YAML(typ="safe", pure=True).parse(text):
+        anchor, tag = getattr(event, "anchor", None), getattr(event, "tag", None)
+        what = ("YAML anchors and aliases (an alias)" if isinstance(event, AliasEvent)
+                else "YAML anchors and aliases (an anchor)" if anchor else f"YAML tag {tag}" if tag else None)
+        if what is not None:
+            line = event.start_mark.line + 1 if event.start_mark is not None else 1
+            raise KubeInputError(f"{name}:{line}: {what} in the document; kubectl never writes anchors, aliases "
+                                 "or tags: pass its output unchanged")
 
 
 def _line_of(node: Any) -> int | None:

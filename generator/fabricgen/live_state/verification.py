@@ -113,8 +113,8 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
     lines = [header(proof, fabric)]
     if proof.azs:
         lines.append(proven_with(proof))
-        lines.append(UNDERLAY)
         lines += [f"warning: {w}" for w in version_warnings(proof)]
+        lines.append(UNDERLAY)
     if proof.endpoints:
         rows = list(_matrix_rows(proof))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
