@@ -342,7 +342,7 @@ def deployment(docs: list[Any]) -> None:
 
 
 @pytest.mark.parametrize(("case", "message"), [
-    ("table", "this looks like the table `kubectl get` prints without `-o yaml`"),
+    ("table", "this is the table `kubectl get` prints without `-o yaml`"),
     ("secret", "Secret: kube-system/ovn-ipsec-ca (v1): a Secret is never read"),
     ("deployment", "Deployment: kube-system/ovn-ic-server (apps/v1): import does not read this kind"),
     ("other-fabric", "none in common, so the capture is of another interconnection"),

@@ -120,3 +120,12 @@ def test_hostile_cluster_and_provider_names_are_escaped_never_an_internal_error(
     assert code in (0, 1, 3), err
     for shown in (out, err, target.read_text() if target.exists() else ""):
         assert not any(c in shown for c in ("\x1b", "\u202e", "\u2028", "\x85")), shown
+
+
+def test_a_file_given_by_mistake_is_not_quoted(tmp_path: Path) -> None:
+    """A key or a token file passed as a capture: refused without a character of it shown."""
+    secret = tmp_path / "id_token"
+    secret.write_text("Zk3Lq8Rt5Wv2Xy7Bn4Mc9Pd6Hf1Jg0SaQwErTy\n")
+    code, out, err = imported(tmp_path / "sites" / "lab" / "fabric.yaml", {**CLUSTERS, "dr": secret})
+    assert code == exit_codes.INVALID
+    assert "Zk3Lq8" not in out + err and "text, not objects (a first line of 38 characters, not quoted here)" in err

@@ -370,8 +370,12 @@ def _objects_of(doc: Any, where: Callable[[int | None], str], name: str) -> list
         if first.lower().startswith(_KUBECTL_ERROR):
             raise KubeInputError(f"{where(None)}: this is a message of kubectl's ({first[:80]!r}), not objects; "
                                  "capture the output of a `kubectl get` that succeeded")
-        raise KubeInputError(f"{where(None)}: text, not objects ({first[:60]!r}); this looks like the table "
-                             "`kubectl get` prints without `-o yaml`: run it with `-o yaml` or `-o json`")
+        if first.split()[:1] == ["NAME"]:  # kubectl's table: its header is safe to show
+            raise KubeInputError(f"{where(None)}: text, not objects ({first[:60]!r}); this is the table "
+                                 "`kubectl get` prints without `-o yaml`: run it with `-o yaml` or `-o json`")
+        # Anything else may be a file given by mistake (a key, a token): none of it is quoted.
+        raise KubeInputError(f"{where(None)}: text, not objects (a first line of {len(first)} characters, not "
+                             "quoted here); expected the output of `kubectl get ... -o yaml` or `-o json`")
     if not isinstance(doc, dict):
         raise KubeInputError(f"{where(None)}: a {_shape(doc)}, not a Kubernetes object or List; expected the "
                              "output of `kubectl get ... -o yaml` (or -o json)")
