@@ -407,3 +407,26 @@ def test_scalar_anchors_and_standard_tags_are_refused_too(text: str, said: str) 
     """The loaded document keeps no trace of a scalar's anchor or a `!!map` tag: the event stream does."""
     with pytest.raises(ko.KubeInputError, match=re.escape(said)):
         ko.read_objects(text, "c.yaml")
+
+
+def test_what_webhooks_and_controllers_fill_in_is_no_difference() -> None:
+    """`enableLb: false` on every Subnet of a kube-ovn-controller run with `--enable-lb=false`,
+    `affinity: {}` on a VpcNatGateway (VpcNatGatewaySpec.Affinity has no omitempty), and
+    `gatewayType: distributed` on a tenant Subnet (read only in the default VPC): all compared with
+    every field, none a difference."""
+    import copy
+
+    from conftest import REPO, build_file
+
+    build = build_file(REPO / "sites" / "nat" / "fabric.yaml")
+    objects = [o for d in build.manifests for o in build.objects(d)]
+    gateway = next(o for o in objects if o["kind"] == "VpcNatGateway")
+    live = copy.deepcopy(gateway)
+    live["spec"]["affinity"] = {}
+    assert ko.compare(gateway, live, fields="all").differences == ()
+    subnet = next(o for o in objects if o["kind"] == "Subnet" and o["spec"].get("vpc", "ovn-cluster") != "ovn-cluster")
+    live = copy.deepcopy(subnet)
+    live["spec"] |= {"enableLb": False, "gatewayType": "distributed"}
+    assert ko.compare(subnet, live, fields="all").differences == ()
+    live["spec"]["gatewayType"] = "centralized"
+    assert [d.path for d in ko.compare(subnet, live, fields="all").differences] == ["spec.gatewayType"]
