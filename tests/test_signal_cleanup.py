@@ -31,6 +31,14 @@ HOLD_US = 5_000_000  # how long the system call is held: far more than sending a
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (scripts/setup.sh --test)")
 
 
+def _default_signals() -> None:
+    """The child starts with SIGTERM and SIGHUP at their defaults, as a CI runner's job and a
+    terminal's shell start it, whatever this test process inherited (`nohup pytest` ignores SIGHUP,
+    which fabricgen rightly keeps ignored)."""
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+
+
 def tracee(strace: subprocess.Popen[bytes]) -> int | None:
     """The process strace started: fabricgen."""
     try:
@@ -48,7 +56,7 @@ def signalled_while(args: list[str], syscall: str, cwd: Path, temporary: Callabl
                                "-e", f"inject={syscall}:delay_enter={HOLD_US}",
                                sys.executable, "-m", "fabricgen", *args],
                               cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
+                              stderr=subprocess.PIPE, preexec_fn=_default_signals)
     try:
         deadline = time.monotonic() + 120
         while not temporary():
