@@ -221,3 +221,26 @@ def test_a_standalone_ic_database_of_one_declared_member_is_a_layout(tmp_path: P
         verdicts = {name: c["verdict"] for name, c in lines[db_name].items()}
         assert verdicts == dict.fromkeys(verdicts, "ok"), lines[db_name]
         assert "a standalone database, the one member declared" in lines[db_name]["raft.status"]["why"]
+
+
+@pytest.mark.parametrize(("first", "second", "same"), [
+    ("tcp:[10.0.0.1]:6647", "tcp:10.0.0.1:6647", True),       # Kube-OVN's form and the fabric's
+    ("ssl:[10.0.0.1]:6647", "tcp:10.0.0.1:6647", True),       # ENABLE_SSL: one listener per host and port
+    ("tcp:[fd00::1]:6643", "tcp:[fd00:0:0::1]:6643", True),   # IPv6, however it is written
+    ("tcp:[10.0.0.1]:6647", "tcp:10.0.0.1:06647", True),
+    ("tcp:[10.0.0.1]:6647", "tcp:10.0.0.2:6647", False),
+    ("tcp:[10.0.0.1]:6647", "tcp:10.0.0.1:6648", False),
+    ("unix:/run/a.raft", "unix:/run/a.raft", True),
+    ("unix:/run/a.raft", "unix:/run/b.raft", False),
+])
+def test_raft_addresses_are_compared_as_ovsdb_means_them(first: str, second: str, same: bool) -> None:
+    from fabricgen.live_state import raft_address
+
+    assert raft_address.same(first, second) is same
+
+
+def test_declared_members_are_written_as_cluster_status_prints_them() -> None:
+    from fabricgen.status.raft_health import declared_members
+
+    members = declared_members([("a", "10.0.0.1"), ("b", "fd00::2")], "northbound", ic=True, protocol="ssl")
+    assert [m.address for m in members] == ["ssl:10.0.0.1:6647", "ssl:[fd00::2]:6647"]
