@@ -85,8 +85,11 @@ def header(proof: Proof, fabric: str) -> str:
     if not proof.azs:
         return f"{fabric}: no interconnection: nothing to trace"
     how = ("proven with packets between simulated chassis" if proof.data_plane else "traced with ovn-trace")
+    extra = (f" and {len(proof.extra_switches)} more ({', '.join(proof.extra_switches)}: every zone joined, its "
+             "ports bound in every other zone, keyed alike; the routes go over the first)"
+             if proof.extra_switches else "")
     return (f"{fabric}: {len(proof.azs)} AZ(s) on transit switch {proof.transit_switch} "
-            f"({proof.transit_subnet}), {len(proof.pairs)} ordered pair(s) {how}")
+            f"({proof.transit_subnet}){extra}, {len(proof.pairs)} ordered pair(s) {how}")
 
 
 def proven_with(proof: Proof) -> str:
@@ -157,7 +160,9 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
 
 
 def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
-    doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None, "notProven": not_proven,
+    doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None,
+           "transitSwitches": [proof.transit_switch, *proof.extra_switches] if proof.transit_switch else [],
+           "notProven": not_proven,
            "underlay": UNDERLAY,
            "mode": "data-plane" if proof.data_plane else "logical",
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,

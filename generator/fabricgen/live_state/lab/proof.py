@@ -134,6 +134,9 @@ class Proof:
     ovn_version: str = ""  # of the programs that proved it
     ovs_version: str = ""
     expected_ovn: tuple[tuple[str, str], ...] = ()  # (who, OVN release) the AZs run, where the fabric says
+    # Kube-OVN's further transit switches (TS_NUM > 1), every zone's port on each published,
+    # bound in every other zone and keyed alike before any pair was sent
+    extra_switches: tuple[str, ...] = ()
 
     @property
     def delivered(self) -> int:
@@ -262,7 +265,8 @@ class Lab:
         poll("every zone registered in the IC SB", lambda: sb.registered_zones() >= zones)
         if self.underlay is not None:
             poll("the zones' gateways in the IC SB", lambda: self._gateways_published(zones))
-        sb.icnb("ts-add", sb.transit_switch)
+        for switch in sb.switches:  # as Kube-OVN's IC server keeps TS_NUM of them (`updateTS`)
+            sb.icnb("ts-add", switch)
         # Every zone's ovn-ic is held (paused) but while its own zone joins, and all are resumed
         # once every zone has joined: then each ovn-ic copies every other AZ's transit port into its
         # NB at once, where otherwise every port published has every ovn-ic and northd of the lab run
@@ -306,15 +310,16 @@ class Lab:
         return all(c.name in have for az in azs for c in self.chassis.get(az, []) if c.gateway)
 
     def _keys_synced(self) -> bool:
-        """ovn-ic has written the IC SB's tunnel key of the transit switch into every AZ's NB."""
-        sb, ts = self.sandbox, self.sandbox.transit_switch
-        keys = sb.rows(sb.ic_sb, IC_SB, "Datapath_Binding", ["tunnel_key"], [("transit_switch", "==", ts)])
-        if not keys:
-            return False
-        for az in self.azs:
-            rows = sb.rows(sb.nb_db(az), NB, "Logical_Switch", ["other_config"], [("name", "==", ts)])
-            if not rows or dict(rows[0]["other_config"][1]).get("requested-tnl-key") != str(keys[0]["tunnel_key"]):
+        """ovn-ic has written the IC SB's tunnel key of every transit switch into every AZ's NB."""
+        sb = self.sandbox
+        for ts in sb.switches:
+            keys = sb.rows(sb.ic_sb, IC_SB, "Datapath_Binding", ["tunnel_key"], [("transit_switch", "==", ts)])
+            if not keys:
                 return False
+            for az in self.azs:
+                rows = sb.rows(sb.nb_db(az), NB, "Logical_Switch", ["other_config"], [("name", "==", ts)])
+                if not rows or dict(rows[0]["other_config"][1]).get("requested-tnl-key") != str(keys[0]["tunnel_key"]):
+                    return False
         return True
 
     def _attach_vms(self, underlay: Underlay) -> None:
@@ -345,9 +350,12 @@ class Lab:
     def _hold_ic(self, zone: _ZoneSetup) -> None:
         """Pause the zone's ovn-ic once it has made its copy of the transit switch."""
         sb, name = self.sandbox, zone.spec.name
-        where = [("name", "==", sb.transit_switch)]
-        poll(f"ovn-ic's transit switch in {name}", lambda: bool(sb.rows(sb.nb_db(name), NB, "Logical_Switch", ["_uuid"],
-                                                                        where)))
+
+        def copied() -> bool:
+            rows = sb.rows(sb.nb_db(name), NB, "Logical_Switch", ["name"])
+            return set(sb.switches) <= {row["name"] for row in rows}
+
+        poll(f"ovn-ic's transit switches in {name}", copied)
         sb.pause(name, "ic")
 
     def _set_up_zone(self, zone: _ZoneSetup) -> None:
@@ -359,8 +367,12 @@ class Lab:
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
         sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=False)  # one transaction: a new router
+        for index in range(1, len(sb.switches)):  # Kube-OVN's zones join every transit switch
+            sb.join(zone.spec, register_chassis=False, index=index)
         if self.underlay is None:  # else the gateways are simulated chassis and ovn-controller claims the port
             sb.claim_gateway(zone.spec, register_chassis=True)
+            for index in range(1, len(sb.switches)):
+                sb.claim_gateway(zone.spec, index=index)
         # ovn-ic publishes the zone's port, then is held again until every zone has joined.
         sb.resume(name, "ic")
         poll(f"{name}'s transit port in the IC SB", lambda: self._published([name]))
@@ -430,18 +442,20 @@ class Lab:
             poll("routes learned through ovn-ic", learned_all, tries=LEARN_TRIES)
 
     def _published(self, azs: Sequence[str] | None = None) -> bool:
-        """Every AZ's (or these AZs') transit port is in the IC SB; the ovn-ic of one that is not
-        is woken (`Sandbox.wake`)."""
+        """Every AZ's (or these AZs') transit port is in the IC SB, a Kube-OVN zone's on every
+        transit switch; the ovn-ic of one that is not is woken (`Sandbox.wake`)."""
         sb = self.sandbox
-        rows = sb.rows(sb.ic_sb, IC_SB, "Port_Binding", ["logical_port"], [("transit_switch", "==", sb.transit_switch)])
-        have = {row["logical_port"] for row in rows}
-        missing = [az for az in (self.azs if azs is None else azs) if f"{sb.transit_switch}-{az}" not in have]
+        have = {row["logical_port"] for row in sb.rows(sb.ic_sb, IC_SB, "Port_Binding", ["logical_port"])}
+        zones = {z.spec.name for z in self.zones}
+        missing = [az for az in (self.azs if azs is None else azs)
+                   if any(f"{ts}-{az}" not in have for ts in (sb.switches if az in zones else sb.switches[:1]))]
         for az in missing:
             sb.wake(az)
         return not missing
 
     def _remotes_bound(self) -> bool:
-        return all(self.sandbox.remotes_bound(az, self.azs) for az in self.azs)
+        zones = [z.spec.name for z in self.zones]
+        return all(self.sandbox.remotes_bound(az, self.azs, zones) for az in self.azs)
 
     # -------------------------------------------------------------- tracing
     def endpoints(self) -> list[tuple[Endpoint, kubeovn.Backbone]]:
@@ -617,7 +631,7 @@ def running(build: Build, actual: Mapping[str, IPv4Address] | None = None, *,
     zones = _zones(build, actual or {})
     with workdir() as path:
         sandbox = Sandbox(path, (), ic.transit_switch.name, ic.transit_switch.subnet, ic.encapsulation,
-                          programs or Programs.from_environment())
+                          programs or Programs.from_environment(), tuple(ic.transit_switch.names()[1:]))
         lab = Lab(build, sandbox, zones, build.plan.joins, final=final)
         if data_plane:
             lab.chassis, lab.vm_hosts = lab_chassis(build, zones)
@@ -661,7 +675,7 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
     ic = build.plan.interconnection
     ovn, ovs = programs.versions()
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
-                 data_plane, ovn, ovs, expected_ovn(build))
+                 data_plane, ovn, ovs, expected_ovn(build), tuple(ic.transit_switch.names()[1:]))
 
 
 def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:

@@ -156,12 +156,29 @@ class Sandbox:
     transit_subnet: IPv4Network = TRANSIT_SUBNET
     encapsulation: str = "geneve"
     programs: Programs = field(default_factory=Programs.from_environment)
+    # Kube-OVN's further transit switches (`TS_NUM` > 1: `ts1`, `ts2`, ...), which its zones join
+    # too, each on its own subnet and with the gateways in rotated order
+    extra_switches: tuple[str, ...] = ()
     _pidfiles: list[Path] = field(default_factory=list)
     _tracers: dict[str, Client] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopped: bool = False
 
     # ------------------------------------------------------------ addresses
+    @property
+    def switches(self) -> tuple[str, ...]:
+        return (self.transit_switch, *self.extra_switches)
+
+    def switch_address(self, zone: ZoneSpec, index: int) -> IPv4Interface:
+        """A zone's address on transit switch `index`: on `ts` its transit address, on the others
+        the same host in Kube-OVN's subnet of that switch (169.254.(100 + index).0/24, `getTSCidr`
+        in kubeovn/kube-ovn `pkg/ovn_leader_checker/ovn.go`; Kube-OVN picks the host at random)."""
+        if index == 0:
+            return IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
+        subnet = IPv4Network(f"169.254.{100 + index}.0/24")
+        host = int(zone.transit_address) - int(self.transit_subnet.network_address)
+        return IPv4Interface(f"{subnet.network_address + host % subnet.num_addresses}/{subnet.prefixlen}")
+
     @property
     def ic_nb(self) -> str:
         return f"unix:{self.workdir / 'ic' / 'ic_nb.sock'}"
@@ -406,21 +423,23 @@ class Sandbox:
         poll("ports of every zone in `ovn-ic-sbctl show`", self._ports_published)
         poll("remote transit ports in every zone", self._remotes_bound)
 
-    def join(self, zone: ZoneSpec, *more: str, register_chassis: bool = True) -> None:
+    def join(self, zone: ZoneSpec, *more: str, register_chassis: bool = True, index: int = 0) -> None:
         """What Kube-OVN's establishInterConnection does for one zone and one transit switch, in one
         NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
         commands (`--`-separated) for the same transaction. `register_chassis=False`: the gateway
-        chassis are real (simulated) chassis whose ovn-controller registered them."""
-        ts, z = self.transit_switch, zone.name
+        chassis are real (simulated) chassis whose ovn-controller registered them. `index`: which
+        transit switch (`switches`); the gateways are in the order Kube-OVN rotates them to for it
+        (`generateNewOrderGwNodes` in `pkg/ovn_ic_controller/ovn_ic_controller.go`)."""
+        ts, z = self.switches[index], zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
-        address = IPv4Interface(f"{zone.transit_address}/{self.transit_subnet.prefixlen}")
-        chassis = [zone.gateway, *zone.standby]
+        address = self.switch_address(zone, index)
+        chassis = rotated([zone.gateway, *zone.standby], index)
         if register_chassis:
             self.sb(z, *self._gateway_chassis_commands(zone))
         gateways = [arg for i, name in enumerate(chassis)
                     for arg in ("--", "lrp-set-gateway-chassis", lrp, name, str(100 - i))]
         self.nb(z, "wait-until", "Logical_Switch", ts, "--", "--may-exist", "lr-add", ROUTER,
-                "--", "lrp-add", ROUTER, lrp, transit_mac(zone.transit_address), str(address),
+                "--", "lrp-add", ROUTER, lrp, transit_mac(address.ip), str(address),
                 "--", "lsp-add", ts, lsp, "--", "lsp-set-type", lsp, "router",
                 "--", "lsp-set-addresses", lsp, "router", "--", "lsp-set-options", lsp, f"router-port={lrp}",
                 *gateways, *(["--", *more] if more else []))
@@ -432,12 +451,14 @@ class Sandbox:
             commands += _chassis_commands(name, self.encapsulation, ip)
         return commands
 
-    def claim_gateway(self, zone: ZoneSpec, *, register_chassis: bool = False) -> None:
-        """Make ovn-controller's claim of one zone's chassisredirect port; `register_chassis`: its
-        gateway chassis registered in the same transaction (see `join`)."""
-        port = f"cr-{zone.name}-{self.transit_switch}"
+    def claim_gateway(self, zone: ZoneSpec, *, register_chassis: bool = False, index: int = 0) -> None:
+        """Make ovn-controller's claim of one zone's chassisredirect port on transit switch `index`
+        (by the first gateway of its rotated order); `register_chassis`: its gateway chassis
+        registered in the same transaction (see `join`)."""
+        port = f"cr-{zone.name}-{self.switches[index]}"
         first = [*self._gateway_chassis_commands(zone), "--"] if register_chassis else []
-        self.sb(zone.name, *first, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, zone.gateway)
+        gateway = rotated([zone.gateway, *zone.standby], index)[0]
+        self.sb(zone.name, *first, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, gateway)
 
     def claim_gateways(self) -> None:
         for zone in self.zones:
@@ -451,12 +472,17 @@ class Sandbox:
         names = [z.name for z in self.zones]
         return all(self.remotes_bound(zone, names) for zone in names)
 
-    def remotes_bound(self, zone: str, azs: Iterable[str]) -> bool:
+    def remotes_bound(self, zone: str, azs: Iterable[str], kube_ovn: Iterable[str] = ()) -> bool:
         """Every other AZ's transit port is a remote port bound to its gateway in the zone's SB
         (when not, the zone's ovn-ic is woken: see `wake`)."""
         rows = self.rows(self.sb_db(zone), SB, "Port_Binding", ["logical_port", "chassis"], [("type", "==", "remote")])
         bound = {row["logical_port"] for row in rows if atoms(row["chassis"])}
-        if {f"{self.transit_switch}-{az}" for az in azs if az != zone} <= bound:
+        others = [az for az in azs if az != zone]
+        wanted = {f"{self.transit_switch}-{az}" for az in others}
+        zones = set(kube_ovn)
+        if zone in zones:  # a Kube-OVN zone holds every other Kube-OVN zone's ports on every switch
+            wanted |= {f"{ts}-{az}" for ts in self.extra_switches for az in others if az in zones}
+        if wanted <= bound:
             return True
         self.wake(zone)
         return False
@@ -514,6 +540,15 @@ class Sandbox:
                 yield sandbox
             finally:
                 sandbox.stop()
+
+
+def rotated(items: Sequence[T], index: int) -> list[T]:
+    """Kube-OVN's gateway order for transit switch `index`: the list rotated left by `index`
+    (`generateNewOrderGwNodes`)."""
+    if not items:
+        return []
+    shift = index % len(items)
+    return [*items[shift:], *items[:shift]]
 
 
 def atoms(value: Any) -> list[Any]:
