@@ -680,38 +680,36 @@ def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None
     assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config"}
 
 
-def three_switch_show(names: tuple[str, str] = ("ts1", "ts2")) -> str:
-    """The lab's `ovn-ic-sbctl show` as a default Kube-OVN install has it (`install-ic-server.sh`
-    `TS_NUM=3`): each zone with a port on `ts`, `ts1` and `ts2`, named `<switch>-<az>` as on `ts`,
-    on 169.254.100/101/102.0/24 (`getTSCidr`), each bound to the next gateway in rotated order
-    (`generateNewOrderGwNodes` in kubeovn/kube-ovn `pkg/ovn_ic_controller/ovn_ic_controller.go`)."""
-    out: list[str] = []
-    lines = SHOW.read_text().splitlines()
-    zone = ""
-    for index, line in enumerate(lines):
-        out.append(line)
-        if line.startswith("availability-zone "):
-            zone = line.split()[1]
-        following = lines[index + 1] if index + 1 < len(lines) else "availability-zone"
-        if line.startswith("            ip: ") and following.startswith(("availability-zone", "    gateway")) \
-                and not any(f"port ts-{zone}" in x for x in out[-4:]):
-            # the zone's second gateway: the first in the rotated order of ts1 and ts2
-            address = next(x for x in lines if f"port ts-{zone}" in x)
-            at = lines.index(address)
-            mac, ip = lines[at + 2].split('"')[1].split()
-            last = ip.split(".")[3]
-            for number, name in enumerate(names, start=1):
-                out += [f"        port {name}-{zone}", f"            transit switch: {name}",
-                        f'            address: ["{mac} 169.254.{100 + number}.{last}"]']
-    return "\n".join(out) + "\n"
+@pytest.fixture(scope="module")
+def three_switches() -> str:
+    """`ovn-ic-sbctl show` of the lab with three transit switches, as a default Kube-OVN install has
+    them (`install-ic-server.sh` `TS_NUM=3`), read from the real IC southbound of the lab `verify`
+    builds the way Kube-OVN does (tests/test_transit_switches.py): each zone with a port on `ts`,
+    `ts1` and `ts2`, each bound to the first gateway of its rotated order."""
+    from fabricgen.live_state.lab import proof as lab_proof
+    from fabricgen.live_state.lab.programs import Programs
+
+    programs = Programs.from_environment()
+    if programs.missing():
+        pytest.skip(f"OVN programs missing ({', '.join(programs.missing())}): scripts/setup.sh --test")
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text()
+    text = text.replace("    subnet: 169.254.100.0/24\n", "    subnet: 169.254.100.0/24\n    count: 3\n", 1)
+    build = build_text(text, "sites/lab/fabric.yaml")
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = programs.search_path()
+    try:
+        with lab_proof.running(build, programs=programs) as lab:
+            return lab.sandbox.icsb("show")
+    finally:
+        os.environ["PATH"] = path
 
 
-def test_a_three_switch_interconnection_keeps_every_switch(tmp_path: Path) -> None:
+def test_a_three_switch_interconnection_keeps_every_switch(tmp_path: Path, three_switches: str) -> None:
     """Kube-OVN's IC server deletes every transit switch beyond its TS_NUM (`updateTS` in
     `pkg/ovn_leader_checker/ovn.go` runs `ovn-ic-nbctl ts-del`): an imported fabric of a
     three-switch interconnection keeps three, and its IC server runs TS_NUM=3."""
     show = tmp_path / "show.txt"
-    show.write_text(three_switch_show())
+    show.write_text(three_switches)
     assert show.read_text().count("transit switch: ts1") == 4 and "port ts2-hq" in show.read_text()
     fabric = site(tmp_path)
     code, doc, err = proof(fabric, dict(CLUSTERS), show=show)
@@ -731,9 +729,10 @@ def test_a_three_switch_interconnection_keeps_every_switch(tmp_path: Path) -> No
     assert {r["cidr"]: r["nextHopIP"] for r in patch["spec"]["staticRoutes"]} == LAB_NEXT_HOPS
 
 
-def test_transit_switches_a_fabric_cannot_name_are_refused(tmp_path: Path) -> None:
+def test_transit_switches_a_fabric_cannot_name_are_refused(tmp_path: Path, three_switches: str) -> None:
     show = tmp_path / "show.txt"
-    show.write_text(three_switch_show(("ts1", "backup")))
+    show.write_text(three_switches.replace("transit switch: ts2", "transit switch: backup").replace("port ts2-",
+                                                                                                  "port backup-"))
     fabric = site(tmp_path)
     code, out, err = run_import(fabric, dict(CLUSTERS), show)
     assert code == 1 and out == "", err
@@ -742,13 +741,13 @@ def test_transit_switches_a_fabric_cannot_name_are_refused(tmp_path: Path) -> No
     assert not fabric.exists()
 
 
-def test_status_names_live_transit_switches_the_fabric_would_delete() -> None:
+def test_status_names_live_transit_switches_the_fabric_would_delete(three_switches: str) -> None:
     """`status` of sites/lab (TS_NUM=1) against an IC database with three switches: drift naming
     the two that applying the fabric deletes; with count 3 nothing to say."""
     from fabricgen.live_state.icsb_show import parse
     from fabricgen.status.interconnection import _transit_switches
 
-    show = parse(three_switch_show(), "show.txt")
+    show = parse(three_switches, "show.txt")
     build = build_file(REPO / "sites" / "lab" / "fabric.yaml")
     [check] = _transit_switches(build.plan.fabric, show)
     assert (check.name, check.verdict) == ("ic.transit-switches", "drift")
