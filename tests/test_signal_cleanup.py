@@ -49,11 +49,12 @@ def tracee(strace: subprocess.Popen[bytes]) -> int | None:
 
 
 def signalled_while(args: list[str], syscall: str, cwd: Path, temporary: Callable[[], list[Path]],
-                    sig: signal.Signals) -> tuple[int, str]:
-    """Run fabricgen with `syscall` held; once `temporary()` lists something, send `sig` to it."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "generator")}
+                    sig: signal.Signals, *, when: str = "enter") -> tuple[int, str]:
+    """Run fabricgen with `syscall` held (on entering it, or on leaving it: `when="exit"`, the
+    moment right after it made the temporary); once `temporary()` lists something, send `sig`."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "generator"), "PYTHONDONTWRITEBYTECODE": "1"}
     strace = subprocess.Popen(["strace", "-qq", "-o", os.devnull, "-e", f"trace={syscall}",
-                               "-e", f"inject={syscall}:delay_enter={HOLD_US}",
+                               "-e", f"inject={syscall}:delay_{when}={HOLD_US}",
                                sys.executable, "-m", "fabricgen", *args],
                               cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, preexec_fn=_default_signals)
@@ -117,5 +118,23 @@ def test_status_capture(tmp_path: Path, sig: signal.Signals) -> None:
     capture = tmp_path / "capture"
     args = ["status", str(LAB), "--endpoints", str(endpoints), "--capture", str(capture)]
     code, err = signalled_while(args, "rename", tmp_path, lambda: list(tmp_path.glob(".capture.*")), sig)
+    assert code == 128 + sig, err
+    assert not capture.exists() and not list(tmp_path.glob(".capture.*"))
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_status_capture_right_after_its_directory_is_made(tmp_path: Path, sig: signal.Signals) -> None:
+    """The signal lands as `mkdir` returns, inside `tempfile.mkdtemp`, before the code that would
+    remove the directory has started: held until it has (`fabricgen.held_signals`)."""
+    gone = tmp_path / "no-such.sock"
+    endpoints = tmp_path / "endpoints.json"
+    endpoints.write_text(json.dumps({"icDatabase": {"northbound": f"unix:{gone}", "southbound": f"unix:{gone}"},
+                                     "availabilityZones": {z: {"northbound": f"unix:{gone}",
+                                                               "southbound": f"unix:{gone}"}
+                                                           for z in ("hq", "ai", "edge", "dr")}}))
+    capture = tmp_path / "capture"
+    args = ["status", str(LAB), "--endpoints", str(endpoints), "--capture", str(capture)]
+    code, err = signalled_while(args, "mkdir", tmp_path, lambda: list(tmp_path.glob(".capture.*")), sig,
+                                when="exit")
     assert code == 128 + sig, err
     assert not capture.exists() and not list(tmp_path.glob(".capture.*"))

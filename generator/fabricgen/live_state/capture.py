@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from fabricgen import __version__
 from fabricgen.errors import FabricgenError
+from fabricgen.held_signals import held_signals
 from fabricgen.regular_file import read_regular
 
 NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at its deadline
@@ -89,30 +90,33 @@ def write(directory: Path, observations: Mapping[str, Observation], *, site: str
     refuse_existing(directory)
     parent = directory.parent
     entries = []
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
-    except OSError as exc:
-        raise CaptureError(f"{directory}: cannot write the capture: {exc.strerror}") from None
-    try:
-        for key, obs in observations.items():
-            rel = key_path(key)
-            entry: dict[str, object] = {"key": key, "argv": list(obs.argv), "exit": obs.exit}
-            for stream, text in (("stdout", obs.stdout), ("stderr", obs.stderr)):
-                name = rel.with_name(rel.name + (".out" if stream == "stdout" else ".err"))
-                (staging / name).parent.mkdir(parents=True, exist_ok=True)
-                (staging / name).write_text(text, encoding="utf-8")
-                entry[stream] = name.as_posix()
-            entries.append(entry)
-        index = {"format": FORMAT, "site": site, "fabric": fabric, "fabricgen": __version__, "observations": entries}
-        (staging / INDEX).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.chmod(staging, 0o755)
-        os.rename(staging, directory)
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise CaptureError(f"{directory}: cannot write the capture: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with held_signals() as release:
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
+        except OSError as exc:
+            raise CaptureError(f"{directory}: cannot write the capture: {exc.strerror}") from None
+        try:
+            release()
+            for key, obs in observations.items():
+                rel = key_path(key)
+                entry: dict[str, object] = {"key": key, "argv": list(obs.argv), "exit": obs.exit}
+                for stream, text in (("stdout", obs.stdout), ("stderr", obs.stderr)):
+                    name = rel.with_name(rel.name + (".out" if stream == "stdout" else ".err"))
+                    (staging / name).parent.mkdir(parents=True, exist_ok=True)
+                    (staging / name).write_text(text, encoding="utf-8")
+                    entry[stream] = name.as_posix()
+                entries.append(entry)
+            index = {"format": FORMAT, "site": site, "fabric": fabric, "fabricgen": __version__,
+                     "observations": entries}
+            (staging / INDEX).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.chmod(staging, 0o755)
+            os.rename(staging, directory)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise CaptureError(f"{directory}: cannot write the capture: {exc.strerror or exc}") from None
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 def read(directory: Path, *, site: str | None = None) -> tuple[dict[str, Observation], dict[str, str]]:

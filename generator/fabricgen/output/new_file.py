@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from fabricgen.errors import OutputError
+from fabricgen.held_signals import held_signals
 
 
 def exists(path: Path) -> bool:
@@ -24,23 +25,25 @@ def write_new(path: Path, text: str) -> None:
     if exists(path):
         raise OutputError(f"{path} exists; import writes only a new file: give another path (nothing written)")
     directory = path.parent if str(path.parent) else Path(".")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc} (nothing written)") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fchmod(out.fileno(), 0o644)
-            os.fsync(out.fileno())
+    with held_signals() as release:
         try:
-            os.link(temporary, path)
-        except FileExistsError:
-            raise OutputError(f"{path} exists; import writes only a new file: give another path "
-                              "(nothing written)") from None
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise OutputError(f"cannot write {path}: {exc.strerror or exc} (nothing written)") from None
-    finally:
-        os.unlink(temporary)
+        try:
+            release()
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+                out.flush()
+                os.fchmod(out.fileno(), 0o644)
+                os.fsync(out.fileno())
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                raise OutputError(f"{path} exists; import writes only a new file: give another path "
+                                  "(nothing written)") from None
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {exc.strerror or exc} (nothing written)") from None
+        finally:
+            os.unlink(temporary)

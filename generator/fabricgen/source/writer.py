@@ -35,6 +35,7 @@ from typing import Any
 
 from fabricgen.diagnostics import format_path
 from fabricgen.errors import FabricgenError
+from fabricgen.held_signals import held_signals
 from fabricgen.regular_file import read_regular
 from fabricgen.serialise.roundtrip_yaml import round_trip
 
@@ -480,13 +481,28 @@ def replace_file(path: Path, data: bytes, *, expected: bytes, name: str | None =
         raise WriteError(f"{name} has {status.st_nlink} hard links; replacing it would leave the other "
                          "names with the old text; left unchanged; break the links or edit it by hand")
     directory = real.parent
+    with held_signals() as release:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=directory)
+        except OSError as exc:
+            raise WriteError(f"cannot write {name}: no file can be created in {directory.as_posix()} "
+                             f"({exc.strerror or exc}); the file is replaced atomically, by a new file "
+                             "in its directory; left unchanged") from None
+        _write_replacing(real, data, name, fd, tmp, status, release)
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _write_replacing(real: Path, data: bytes, name: str, fd: int, tmp: str, status: os.stat_result,
+                     release: Callable[[], None]) -> None:
+    """`replace_file`'s new file `tmp` (open as `fd`) written and renamed over `real`; removed on
+    any failure or signal (`release` lets a held signal in once the cleanup is in place)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=directory)
-    except OSError as exc:
-        raise WriteError(f"cannot write {name}: no file can be created in {directory.as_posix()} "
-                         f"({exc.strerror or exc}); the file is replaced atomically, by a new file "
-                         "in its directory; left unchanged") from None
-    try:
+        release()
         try:
             mine = os.fstat(fd)
             if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
@@ -506,17 +522,12 @@ def replace_file(path: Path, data: bytes, *, expected: bytes, name: str | None =
         except OSError as exc:
             raise WriteError(f"cannot write {name}: {exc.strerror or exc}; left unchanged") from None
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
+        if fd >= 0:  # a signal between fdopen and `fd = -1` leaves it closed by the handle already
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 __all__ = ["EditError", "EditPath", "EditProblem", "WriteError", "read_target", "replace_file", "set_scalars"]
