@@ -430,3 +430,9 @@ def test_what_webhooks_and_controllers_fill_in_is_no_difference() -> None:
     assert ko.compare(subnet, live, fields="all").differences == ()
     live["spec"]["gatewayType"] = "centralized"
     assert [d.path for d in ko.compare(subnet, live, fields="all").differences] == ["spec.gatewayType"]
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.Inf"])
+def test_yaml_nan_and_infinity_are_refused(value: str) -> None:
+    with pytest.raises(ko.KubeInputError, match="no Kubernetes object holds"):
+        ko.read_objects(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x, generation: {value}}}\n", "c.yaml")

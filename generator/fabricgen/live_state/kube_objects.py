@@ -348,6 +348,9 @@ def _plain(node: Any, where: str) -> Any:
         if isinstance(value, int):
             return int(value)
         if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise KubeInputError(f"{where}: {value} (a YAML .nan or .inf), which no Kubernetes object holds "
+                                     "and kubectl never prints")
             return float(value)
         if isinstance(value, (datetime, date)):
             return value.isoformat()
