@@ -51,6 +51,7 @@ def test_every_character_that_moves_the_terminal_is_escaped() -> None:
     f"client-key-data: {TOKEN}",
     f"password={TOKEN}",
     f"Bearer {TOKEN} was refused",
+    f"zone aiBearer {TOKEN}",  # a name with the token glued on
     "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJlLWJ5dGVz",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + TOKEN + "\n-----END RSA PRIVATE KEY-----",
 ])

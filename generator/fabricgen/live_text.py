@@ -28,7 +28,7 @@ _AUTHORIZATION = re.compile(r"(?i)(\bauthorization\b[\"']?\s*[:=]\s*\[?[\"']?\s*
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL),
      "<redacted private key>"),
-    (re.compile(r"(?i)\b(bearer)\s+(?!<redacted)[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + REDACTED),
+    (re.compile(r"(?i)(bearer)\s+(?!<redacted)[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + REDACTED),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*"), REDACTED),
     (re.compile(r"(?i)([\"']?\b(?:token|id-token|refresh-token|access-token|access_token|id_token|refresh_token|"
                 r"client-key-data|client-certificate-data|password|client-secret|client_secret)\b[\"']?\s*[:=]\s*[\"']?)"
