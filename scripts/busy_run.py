@@ -58,6 +58,9 @@ def rounds(directory: Path, tests: list[str], count: int, results: list[tuple[st
         found = SUMMARY.findall(done.stdout)
         line = found[-1] if found else f"no summary (exit {done.returncode})"
         print(f"{directory.name} round {number}: {line.strip()}", flush=True)
+        if done.returncode != 0:  # enough of each failure to tell what broke
+            said = [x for x in done.stdout.splitlines() if x.startswith(("E ", "FAILED"))]
+            print("\n".join(f"    {x[:300]}" for x in said[:12]), flush=True)
         results.append((directory.name, done.returncode, done.stdout))
 
 
