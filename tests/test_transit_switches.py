@@ -20,7 +20,7 @@ from conftest import REPO, build_text
 from fabricgen.cli import main
 from fabricgen.live_state.icsb_show import parse
 from fabricgen.live_state.lab import proof
-from fabricgen.live_state.lab.programs import Programs
+from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
 from fabricgen.live_state.lab.sandbox import IC_SB, NB, poll, rotated
 from fabricgen.status.interconnection import _transit_switches
 
@@ -74,10 +74,13 @@ def test_the_lab_builds_three_switches_as_kube_ovn_does(programs: Programs, monk
 
 @pytest.mark.parametrize("programs", [_param(DEBIAN13, "ovn-25.03")])
 def test_verify_proves_the_routes_with_three_switches(programs: Programs, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     fabric = tmp_path / "sites" / "lab" / "fabric.yaml"
     fabric.parent.mkdir(parents=True)
     fabric.write_text(THREE, encoding="utf-8")
-    assert main(["verify", str(fabric), "--format", "json", "--ovn-prefix", str(programs.prefix)]) == 0
+    # what `--ovn-prefix` sets for the process, set so that it is unset again after this test
+    monkeypatch.setenv(PREFIX_VARIABLE, str(programs.prefix))
+    assert main(["verify", str(fabric), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["transitSwitches"] == ["ts", "ts1", "ts2"] and doc["ok"] and doc["total"] == 12
