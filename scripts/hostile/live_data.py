@@ -129,9 +129,25 @@ def _capture(ctx: Context, work: Workdir, rng: random.Random) -> Path:
     attacher would: kubectl errors echoing a token, terminal controls, a pod list with hostile
     names, the IC southbound mutated."""
     capture = work.path / "capture"
-    work.fabricgen("status", ctx.repo / "sites" / "lab" / "fabric.yaml", "--capture", capture, cwd=work.path)
+    # the IC database's members named with control sockets, so that the capture holds their
+    # `cluster/status` probes too (the sockets are not there: the members are written below)
+    gone = work.path / "no-such.ctl"
+    members = [{"name": f"hq-node-{i}", "northbound": {"control": f"{gone}{i}"},
+                "southbound": {"control": f"{gone}{i}"}} for i in (1, 2, 3)]
+    endpoints = work.write("in/endpoints.json", json.dumps({"icDatabase": {
+        "northbound": f"unix:{gone}", "southbound": f"unix:{gone}", "members": members}}))
+    work.fabricgen("status", ctx.repo / "sites" / "lab" / "fabric.yaml", "--endpoints", endpoints,
+                   "--capture", capture, cwd=work.path)
     index = json.loads((capture / "capture.json").read_text(encoding="utf-8"))
     entries = index["observations"]
+    raft = (ctx.repo / "tests" / "data" / "raft" / "ovs-3.1" / "healthy-s1.txt").read_text(encoding="utf-8")
+    for entry in entries:
+        if "cluster/status" in entry["argv"]:
+            entry["exit"] = 0
+            text = raft.replace("OVN_Northbound", entry["argv"][-1])
+            line = rng.choice(["Address: ", "Leader: ", "    s2 (2ef5 at ", "Role: ", "Connections: "])
+            text = text.replace(line, line + rng.choice(HOSTILE).replace("\n", "") + " ", 1)
+            (capture / entry["stdout"]).write_text(text, encoding="utf-8")
     for entry in rng.sample(entries, min(len(entries), 6)):
         (capture / entry["stderr"]).write_text(f"Error from server (Forbidden): Authorization: Bearer {TOKEN} "
                                                f"{rng.choice(HOSTILE)}", encoding="utf-8")
