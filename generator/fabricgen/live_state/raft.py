@@ -238,21 +238,27 @@ class _View:
         return {address_key(s.address) for s in self.statuses.values()} if not self.errors else None
 
     @cached_property
+    def by_address(self) -> dict[str, list[Server]]:
+        """The server list's entries by address, however each is spelled (`raft_address.key`)."""
+        out: dict[str, list[Server]] = {}
+        for server in self.configuration or ():
+            out.setdefault(address_key(server.address), []).append(server)
+        return out
+
+    @cached_property
     def unlisted(self) -> tuple[Member, ...]:
         """Declared members whose address the server list does not hold."""
         if self.configuration is None:
             return ()
-        listed = {address_key(s.address) for s in self.configuration}
-        return tuple(m for m in self.declared or () if address_key(m.address) not in listed
+        return tuple(m for m in self.declared or () if address_key(m.address) not in self.by_address
                      and self.listed_as(m.name) is None)
 
     def listed_as(self, name: str) -> Server | None:
         """The server list entry of a member that answered with its own server id, whatever
         address the list has it at."""
         status = self.statuses.get(name)
-        own = status.server_id[:4] if status is not None else None
         row = self.rows.get(name)
-        own = own or (row.sid[:4] if row is not None and row.sid else None)
+        own = status.short_id if status is not None else (row.sid[:4] if row is not None and row.sid else None)
         return next((s for s in self.configuration or () if s.sid == own), None) if own else None
 
     @cached_property
@@ -262,12 +268,8 @@ class _View:
         known = self.known_addresses
         if known is None:
             return ()
-        servers = self.configuration or ()
-        counts: dict[str, int] = {}
-        for server in servers:
-            counts[address_key(server.address)] = counts.get(address_key(server.address), 0) + 1
-        return tuple(s for s in servers if s.sid not in self.live_ids and counts[address_key(s.address)] == 1
-                     and address_key(s.address) not in known)
+        return tuple(same[0] for key, same in self.by_address.items()
+                     if len(same) == 1 and same[0].sid not in self.live_ids and key not in known)
 
     @cached_property
     def addresses_disagree(self) -> bool:
@@ -288,15 +290,11 @@ class _View:
         """Entries of the server list no member is. An address listed under two ids after a
         member rejoined with new files: the id that is not the member's own (ambiguous when the
         member did not answer). An address listed once that no member has: that id."""
-        servers = self.configuration or ()
-        by_address: dict[str, list[Server]] = {}
-        for server in servers:
-            by_address.setdefault(address_key(server.address), []).append(server)
         found: list[_Stale] = []
-        for server in servers:
+        for server in self.configuration or ():
             if server.sid in self.live_ids:
                 continue
-            same = by_address[address_key(server.address)]
+            same = self.by_address[address_key(server.address)]
             owner = self.name_at(server.address) or server.address
             live = [s.sid for s in same if s.sid in self.live_ids]
             if live:
@@ -305,7 +303,7 @@ class _View:
                 ids = ", ".join(s.sid for s in same)
                 found.append(_Stale(server, f"{server.address} is listed as {ids} and {owner} did not answer "
                                             "to say which is its own", ambiguous=True))
-            elif (server in self.strangers and not self.addresses_disagree and self.authoritative):
+            elif server in self.strangers and not self.addresses_disagree and self.authoritative:
                 found.append(_Stale(server, f"{server.sid} at {server.address}, an address no member has"))
         return tuple(found)
 
@@ -489,16 +487,15 @@ class _View:
                     problems.append(f"{name} is in another cluster ({cid[:4]}, the others {common[:4]})")
                     fixes.append(f"on {name}: remove its database file and join the cluster: "
                                  + self.join_command(name, self.address(name) or "<its address>"))
-        if self.unlisted and (self.addresses_disagree or not self.authoritative) and not problems:
+        unjudged = self.addresses_disagree or not self.authoritative
+        if self.unlisted and unjudged and not problems:
             return self.check("members", UNKNOWN, self.unmatched_why(), self.unmatched_fix())
-        for member in self.unlisted:
-            if self.addresses_disagree or not self.authoritative:
-                continue
-            problems.append(f"{member.name} ({member.address}) is declared but not in the server list of the "
-                            f"leader {self.leader_status.source if self.leader_status else ''}, which holds "
-                            f"{self.listed_addresses()}")
-            fixes.append(f"on {member.name}: stop its ovsdb-server, remove its database file, run "
-                         f"{self.join_command(member.name, member.address)} and start ovsdb-server")
+        if self.leader_status is not None and not unjudged:
+            for member in self.unlisted:
+                problems.append(f"{member.name} ({member.address}) is declared but not in the server list of the "
+                                f"leader {self.leader_status.source}, which holds {self.listed_addresses()}")
+                fixes.append(f"on {member.name}: stop its ovsdb-server, remove its database file, run "
+                             f"{self.join_command(member.name, member.address)} and start ovsdb-server")
         if problems:
             return self.check("members", UNHEALTHY, "; ".join(problems), "; ".join(fixes))
         if self.declared is None:
