@@ -5,7 +5,9 @@
   admission and Kube-OVN add) and compared with rendered objects field by field.
 - `raft`: the raft health of a clustered OVSDB database (NB, SB, IC NB, IC SB) judged from its
   members into check lines (`checks`); `raft_status` parses `cluster/status`, `raft_server_db`
-  the `_Server` database's `Database` rows.
+  the `_Server` database's `Database` rows; `raft_address` compares raft addresses as OVSDB
+  means them.
+- `json_bounds`: the numbers and nesting any JSON read from the live side may hold.
 - `transit`: each zone's transit-switch address in the fabric against the IC southbound.
 - `verification`: the `verify` matrix of a proof, as text, Markdown and JSON.
 - `lab/`: a throwaway OVN-IC lab of real OVN daemons that proves rendered routes.

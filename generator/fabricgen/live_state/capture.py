@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from fabricgen import __version__
 from fabricgen.errors import FabricgenError
 from fabricgen.held_signals import held_signals
+from fabricgen.live_state import json_bounds
 from fabricgen.regular_file import read_regular
 
 NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at its deadline
@@ -167,38 +168,20 @@ def read(directory: Path, *, site: str | None = None) -> tuple[dict[str, Observa
 def _json(path: Path) -> object:
     try:
         data, _stat = read_regular(path, follow_symlinks=False, limit=MAX_FILE_BYTES)
-        value = json.loads(data.decode("utf-8"), parse_int=_index_int, parse_constant=_index_constant)
+        value = json.loads(data.decode("utf-8"), parse_int=json_bounds.parse_int,
+                           parse_constant=json_bounds.parse_constant)
     except FileNotFoundError:
         raise CaptureError(f"{path}: no such file; is this a directory written by `fabricgen status --capture`?") \
             from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError and the numbers refused
+    except json_bounds.OddNumber as exc:
+        raise CaptureError(f"{path}: cannot read it: {exc}, which no capture holds") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError among them
         raise CaptureError(f"{path}: cannot read it: {exc}") from None
     except RecursionError:
         raise CaptureError(f"{path}: nests too deeply for a status capture") from None
-    _check_depth(value, path)
+    if json_bounds.deeper_than(value, MAX_INDEX_DEPTH):
+        raise CaptureError(f"{path}: nests deeper than {MAX_INDEX_DEPTH} levels; not a status capture")
     return value
-
-
-def _index_int(text: str) -> int:
-    if len(text) > 20:
-        raise ValueError(f"an integer of {len(text)} digits, which no capture holds")
-    return int(text)
-
-
-def _index_constant(text: str) -> object:
-    raise ValueError(f"{text} is not a number a capture holds")
-
-
-def _check_depth(value: object, path: Path) -> None:
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_INDEX_DEPTH:
-            raise CaptureError(f"{path}: nests deeper than {MAX_INDEX_DEPTH} levels; not a status capture")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
 
 
 def _text(directory: Path, name: str, where: str) -> str:

@@ -103,6 +103,7 @@ from ipaddress import ip_network
 from typing import Any, Literal
 
 from fabricgen.errors import FabricgenError
+from fabricgen.live_state import json_bounds
 
 MAX_BYTES = 64 * 1024 * 1024  # a cluster's objects of these kinds are far smaller
 MAX_DEPTH = 64
@@ -183,7 +184,8 @@ def read_objects(text: str, name: str) -> list[LiveObject]:
 
 
 def _json_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | None], str]]]:
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_int=_json_int, parse_constant=_json_constant)
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_int=json_bounds.parse_int,
+                               parse_constant=json_bounds.parse_constant)
     docs: list[tuple[Any, Callable[[int | None], str]]] = []
     pos, number = 0, 0
     while True:
@@ -197,7 +199,7 @@ def _json_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | Non
         except _DuplicateKey as exc:
             raise KubeInputError(f"{name}: JSON document {number} repeats the key {exc.key!r}; "
                                  "kubectl never does: pass its output unchanged") from None
-        except _NotKubernetesNumber as exc:
+        except json_bounds.OddNumber as exc:
             raise KubeInputError(f"{name}: JSON document {number} holds {exc}, which no Kubernetes object "
                                  "holds and kubectl never prints") from None
         except json.JSONDecodeError as exc:
@@ -216,23 +218,6 @@ def _json_where(name: str, number: int) -> Callable[[int | None], str]:
     return where
 
 
-class _NotKubernetesNumber(ValueError):
-    """A number JSON allows but no Kubernetes object has: more digits than an int64, NaN, Infinity."""
-
-
-MAX_INT_DIGITS = 20  # an int64 has at most 19 digits, and a sign
-
-
-def _json_int(text: str) -> int:
-    if len(text) > MAX_INT_DIGITS:
-        raise _NotKubernetesNumber(f"an integer of {len(text)} digits")
-    return int(text)
-
-
-def _json_constant(text: str) -> Any:
-    raise _NotKubernetesNumber(text)
-
-
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
@@ -249,15 +234,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _check_depth(value: Any, where: str) -> None:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise KubeInputError(f"{where}: nests deeper than {MAX_DEPTH} levels; not a Kubernetes object")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+    if json_bounds.deeper_than(value, MAX_DEPTH):
+        raise KubeInputError(f"{where}: nests deeper than {MAX_DEPTH} levels; not a Kubernetes object")
 
 
 def _yaml_documents(text: str, name: str) -> list[tuple[Any, Callable[[int | None], str]]]:
