@@ -50,42 +50,6 @@ def site_of(fabric: Path, site: str | None) -> str:
     return chosen
 
 
-def output_tree(fabric: Path, *, limit: int = 400) -> Path | None:
-    """The fabricgen output directory the new fabric would land in, if any: its directory or the
-    one above holds files fabricgen wrote (its header), up to two levels down (a site's zones,
-    the sites of an output root). `render` brings such a directory to exactly what it renders,
-    so it would remove the fabric as stale output. At most `limit` files are looked at."""
-    from fabricgen.pipeline import generated
-
-    seen = 0
-    for top in (fabric.parent, fabric.parent.parent):
-        level = [top]
-        for _depth in range(3):
-            below: list[Path] = []
-            for folder in level:
-                try:
-                    children = sorted(folder.iterdir())
-                except OSError:
-                    continue
-                for path in children:
-                    if path.is_symlink():
-                        continue
-                    if path.is_dir():
-                        below.append(path)
-                        continue
-                    seen += 1
-                    if seen > limit:
-                        return None
-                    try:
-                        with path.open("rb") as handle:
-                            if generated(handle.read(2048)):
-                                return top
-                    except OSError:
-                        continue
-            level = below
-    return None
-
-
 def schema_path(fabric: Path) -> tuple[str, Path]:
     """The modeline's path to schemas/fabric.schema.json at the top of the fabric's repository,
     relative to the fabric; and that file. Outside a repository the top is the directory that
@@ -105,6 +69,7 @@ def run(*, fabric: Path, clusters: Sequence[str], show: Path | None, ic_nb: Path
     from fabricgen import report
     from fabricgen.adopt import document, inputs, mapping, proof, summary
     from fabricgen.output.new_file import exists, write_new
+    from fabricgen.output.ownership import output_tree
     from fabricgen.source.reader import display_name, parse
     from fabricgen.validation.validator import validate
 
@@ -117,7 +82,7 @@ def run(*, fabric: Path, clusters: Sequence[str], show: Path | None, ic_nb: Path
     name = site_of(fabric, site)
     if exists(fabric):
         raise FabricgenError(f"{fabric} exists; import writes only a new file: give another path (nothing written)")
-    tree = output_tree(fabric)
+    tree = output_tree(fabric)  # the next render would remove it there
     if tree is not None:
         raise FabricgenError(f"{fabric} would be inside {tree}, which holds fabricgen's rendered output: the next "
                              "render removes what it did not write there; give a path in the fabrics' own directory, "

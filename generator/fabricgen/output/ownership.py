@@ -12,6 +12,8 @@ a run that would replace or remove
 
 is refused, each such path named, and nothing is written. Files fabricgen wrote are known by
 their header, not by a list kept beside them: a list in the output could be written by anyone.
+The same header tells `import` (`output_tree`) that a new fabric would land in an output tree,
+where the next render would remove it.
 """
 
 from __future__ import annotations
@@ -72,3 +74,37 @@ def problems(root: Path, site: str, files: Mapping[PurePosixPath, bytes], foreig
                        "would replace or remove it; move it out of the output directory, or choose "
                        "another output directory (-o)")
     return out
+
+
+def output_tree(fabric: Path, *, limit: int = 400) -> Path | None:
+    """The fabricgen output directory the new fabric would land in, if any: its directory or the
+    one above holds files fabricgen wrote (its header), up to two levels down (a site's zones,
+    the sites of an output root). `render` brings such a directory to exactly what it renders,
+    so it would remove the fabric as stale output. At most `limit` files are looked at."""
+    seen = 0
+    for top in (fabric.parent, fabric.parent.parent):
+        level = [top]
+        for _depth in range(3):
+            below: list[Path] = []
+            for folder in level:
+                try:
+                    children = sorted(folder.iterdir())
+                except OSError:
+                    continue
+                for path in children:
+                    if path.is_symlink():
+                        continue
+                    if path.is_dir():
+                        below.append(path)
+                        continue
+                    seen += 1
+                    if seen > limit:
+                        return None
+                    try:
+                        with path.open("rb") as handle:
+                            if generated(handle.read(2048)):
+                                return top
+                    except OSError:
+                        continue
+            level = below
+    return None
