@@ -339,7 +339,8 @@ def _interconnection_cautions(base: Fabric, head: Fabric, zones: list[str], fabr
             f"the interconnection's encapsulation changes {a.encapsulation} -> {b.encapsulation}: the IC gateways "
             "of every AZ must switch tunnel type together (Kube-OVN's network type, the deployments' "
             "ovn-encap-type); until all have, traffic between AZs drops. Plan a maintenance window")))
-    dropped = [n for n in a.transit_switch.names() if n not in b.transit_switch.names()]
+    kept = set(b.transit_switch.names())
+    dropped = [n for n in a.transit_switch.names() if n not in kept]
     if dropped and b.database.zone is not None:
         notes.append(Caution((b.database.zone,), (
             f"the transit switches go {a.transit_switch.count} -> {b.transit_switch.count}: the IC server deletes "

@@ -86,7 +86,8 @@ def _transit_switches(fabric: Fabric, show: IcSbShow) -> list[Check]:
         return []  # no IC server of fabricgen's: nothing it applies deletes a switch
     switch = fabric.interconnection.transit_switch
     live = sorted({p.transit_switch for p in show.ports})
-    extra = [name for name in live if name not in switch.names()]
+    kept = set(switch.names())
+    extra = [name for name in live if name not in kept]
     if not extra:
         return []
     return [Check(SUBJECT, "ic.transit-switches", DRIFT,

@@ -192,10 +192,10 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
     out = []
     for error in exc.errors():
         loc = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
-        if error["type"] != "union_tag_invalid":
-            loc = _walk(loc)[0]
         if error["type"] == "union_tag_invalid":  # point at the tag's value, not the whole item
             loc = (*loc, str(error.get("ctx", {}).get("discriminator", "")).strip("'"))
+        else:
+            loc = _walk(loc)[0]
         # pydantic reports tagged-union and function validators as extra segments;
         # `locate` keeps the deepest node that exists.
         value = error["type"] not in ("extra_forbidden", "missing", "invalid_key")

@@ -675,7 +675,7 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
     ic = build.plan.interconnection
     ovn, ovs = programs.versions()
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
-                 data_plane, ovn, ovs, expected_ovn(build), tuple(ic.transit_switch.names()[1:]))
+                 data_plane, ovn, ovs, expected_ovn(build), lab.sandbox.extra_switches)
 
 
 def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:

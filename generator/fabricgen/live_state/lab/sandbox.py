@@ -140,6 +140,12 @@ class ZoneSpec:
     standby: tuple[str, ...] = ()  # further gateway chassis, priorities 99, 98, ...
     standby_ips: tuple[IPv4Address, ...] = ()  # their encap IPs (default: gateway_ip + 256, + 512, ...)
 
+    def gateways(self, index: int = 0) -> list[str]:
+        """The gateway chassis in priority order on transit switch `index`: Kube-OVN's list
+        rotated left by `index` (`generateNewOrderGwNodes` in
+        `pkg/ovn_ic_controller/ovn_ic_controller.go`)."""
+        return rotated([self.gateway, *self.standby], index)
+
     def chassis_ips(self) -> list[tuple[str, IPv4Address]]:
         """Every gateway chassis of the zone with its encap IP, in priority order."""
         ips = self.standby_ips or tuple(self.gateway_ip + 256 * i for i in range(1, len(self.standby) + 1))
@@ -428,12 +434,11 @@ class Sandbox:
         NB transaction once ovn-ic has created the transit switch; `more`: further ovn-nbctl
         commands (`--`-separated) for the same transaction. `register_chassis=False`: the gateway
         chassis are real (simulated) chassis whose ovn-controller registered them. `index`: which
-        transit switch (`switches`); the gateways are in the order Kube-OVN rotates them to for it
-        (`generateNewOrderGwNodes` in `pkg/ovn_ic_controller/ovn_ic_controller.go`)."""
+        transit switch (`switches`), its gateways in Kube-OVN's order for it (`ZoneSpec.gateways`)."""
         ts, z = self.switches[index], zone.name
         lsp, lrp = f"{ts}-{z}", f"{z}-{ts}"
         address = self.switch_address(zone, index)
-        chassis = rotated([zone.gateway, *zone.standby], index)
+        chassis = zone.gateways(index)
         if register_chassis:
             self.sb(z, *self._gateway_chassis_commands(zone))
         gateways = [arg for i, name in enumerate(chassis)
@@ -457,8 +462,7 @@ class Sandbox:
         registered in the same transaction (see `join`)."""
         port = f"cr-{zone.name}-{self.switches[index]}"
         first = [*self._gateway_chassis_commands(zone), "--"] if register_chassis else []
-        gateway = rotated([zone.gateway, *zone.standby], index)[0]
-        self.sb(zone.name, *first, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, gateway)
+        self.sb(zone.name, *first, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, zone.gateways(index)[0])
 
     def claim_gateways(self) -> None:
         for zone in self.zones:
@@ -543,8 +547,7 @@ class Sandbox:
 
 
 def rotated(items: Sequence[T], index: int) -> list[T]:
-    """Kube-OVN's gateway order for transit switch `index`: the list rotated left by `index`
-    (`generateNewOrderGwNodes`)."""
+    """`items` rotated left by `index` (`ZoneSpec.gateways`)."""
     if not items:
         return []
     shift = index % len(items)
