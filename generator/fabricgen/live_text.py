@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
+from fabricgen.escapes import escaped
+
 REDACTED = "<redacted>"
 
 _AUTHORIZATION = re.compile(r"(?i)(\bauthorization\b[\"']?\s*[:=]\s*\[?[\"']?\s*)((?:bearer|basic|negotiate)\s+)?"
@@ -59,17 +61,7 @@ def escape(text: str, kept: str = _KEPT) -> str:
     escaped; with `kept=""` the result is one printable line."""
     if text.isprintable() or all(c.isprintable() or c in kept for c in text):
         return text
-    out = []
-    for char in text:
-        if char.isprintable() or char in kept:
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) < 0x10000:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    return "".join(out)
+    return "".join(char if char.isprintable() or char in kept else escaped(char) for char in text)
 
 
 def safe(text: str) -> str:

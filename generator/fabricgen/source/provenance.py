@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fabricgen.escapes import escaped
+
 _NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -31,14 +33,8 @@ def printable(text: str) -> str:
     for char in text:
         if char in _NAMED_ESCAPES:
             out.append(_NAMED_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) < 0x10000:
-            out.append(f"\\u{ord(char):04x}")
         else:
-            out.append(f"\\U{ord(char):08x}")
+            out.append(char if char.isprintable() else escaped(char))
     return "".join(out)
 
 
