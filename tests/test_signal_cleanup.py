@@ -118,8 +118,9 @@ def test_transit_write(tmp_path: Path, sig: signal.Signals) -> None:
     assert fabric.read_bytes() == original
 
 
-@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_status_capture(tmp_path: Path, sig: signal.Signals) -> None:
+def status_capture(tmp_path: Path, sig: signal.Signals, syscall: str, when: str) -> None:
+    """`status --capture` of the lab with every database gone (a quick reading), `syscall` held
+    on `when`, the signal sent once the capture's temporary directory exists."""
     gone = tmp_path / "no-such.sock"
     endpoints = tmp_path / "endpoints.json"
     endpoints.write_text(json.dumps({"icDatabase": {"northbound": f"unix:{gone}", "southbound": f"unix:{gone}"},
@@ -128,24 +129,18 @@ def test_status_capture(tmp_path: Path, sig: signal.Signals) -> None:
                                                            for z in ("hq", "ai", "edge", "dr")}}))
     capture = tmp_path / "capture"
     args = ["status", str(LAB), "--endpoints", str(endpoints), "--capture", str(capture)]
-    code, err = signalled_while(args, "rename", tmp_path, lambda: list(tmp_path.glob(".capture.*")), sig)
+    code, err = signalled_while(args, syscall, tmp_path, lambda: list(tmp_path.glob(".capture.*")), sig, when=when)
     assert code == 128 + sig, err
     whole_or_none(capture)
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_status_capture(tmp_path: Path, sig: signal.Signals) -> None:
+    status_capture(tmp_path, sig, "rename", "enter")
 
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_status_capture_right_after_its_directory_is_made(tmp_path: Path, sig: signal.Signals) -> None:
     """The signal lands as `mkdir` returns, inside `tempfile.mkdtemp`, before the code that would
     remove the directory has started: held until it has (`fabricgen.held_signals`)."""
-    gone = tmp_path / "no-such.sock"
-    endpoints = tmp_path / "endpoints.json"
-    endpoints.write_text(json.dumps({"icDatabase": {"northbound": f"unix:{gone}", "southbound": f"unix:{gone}"},
-                                     "availabilityZones": {z: {"northbound": f"unix:{gone}",
-                                                               "southbound": f"unix:{gone}"}
-                                                           for z in ("hq", "ai", "edge", "dr")}}))
-    capture = tmp_path / "capture"
-    args = ["status", str(LAB), "--endpoints", str(endpoints), "--capture", str(capture)]
-    code, err = signalled_while(args, "mkdir", tmp_path, lambda: list(tmp_path.glob(".capture.*")), sig,
-                                when="exit")
-    assert code == 128 + sig, err
-    whole_or_none(capture)
+    status_capture(tmp_path, sig, "mkdir", "exit")
