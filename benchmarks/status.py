@@ -7,7 +7,7 @@ rendered output applied, as `fabricgen verify --logical` does, and measures two 
 `fabricgen status` processes against it (median wall time of N runs, and peak resident memory):
 
 - live: every AZ's and the IC database's databases read through their sockets (an endpoints
-  file), the zones several at once (`status.observe.WORKERS`), then judged;
+  file), the zones several at once (`observe.runner.WORKERS`), then judged;
 - capture: the same judged from a capture written by `--capture` (`--from`, no database read):
   what CI or a ticket does with a user's capture. Target: 16 zones within 2 s.
 
@@ -53,8 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from fabricgen.live_state.lab import proof
-    from fabricgen.live_state.lab.programs import Programs
+    from fabricgen.lab import assembly
+    from fabricgen.lab.programs import Programs
     from fabricgen.pipeline import load_text, render
 
     prefix = args.ovn_prefix.resolve()
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fabric.write_text(text, encoding="utf-8")
         env = {**os.environ, "PATH": programs.search_path(), "FABRICGEN_CACHE_DIR": str(work / "cache")}
         fabricgen = [sys.executable, "-m", "fabricgen", "status", str(fabric)]
-        with proof.running(build, programs=programs) as lab:
+        with assembly.running(build, programs=programs) as lab:
             sb = lab.sandbox
             endpoints = work / "endpoints.yaml"
             endpoints.write_text(json.dumps({

@@ -25,10 +25,10 @@ import pytest
 
 from conftest import REPO, build_file, build_text, edit
 from fabricgen import exit_codes
-from fabricgen.live_state.lab import dataplane, kubeovn, proof
-from fabricgen.live_state.lab.chassis import NETWORK, ChassisSpec
-from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
-from fabricgen.live_state.lab.sandbox import run
+from fabricgen.lab import assembly, dataplane, kubeovn, paths, proof
+from fabricgen.lab.chassis import NETWORK, ChassisSpec
+from fabricgen.lab.programs import PREFIX_VARIABLE, Programs
+from fabricgen.lab.sandbox import run
 from fabricgen.pipeline import Build
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -65,14 +65,14 @@ def geneve(text: str) -> str:
 def without_vxlan_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The lab applies the rendered configure-ic-db.sh without its `vxlan_mode=true`: what an IC
     database set up by hand looks like (validation refuses such a fabric, FG104)."""
-    rendered = proof.ic_database_script
+    rendered = assembly.ic_database_script
 
     def script(build: Build) -> str | None:
         text = rendered(build)
         assert text is not None and "options:vxlan_mode=true" in text
         return "\n".join(line for line in text.splitlines() if "vxlan_mode=true" not in line) + "\n"
 
-    monkeypatch.setattr(proof, "ic_database_script", script)
+    monkeypatch.setattr(assembly, "ic_database_script", script)
     yield
 
 
@@ -80,16 +80,16 @@ def without_vxlan_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def ai_tunnels_geneve(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """ai's nodes tunnel Geneve where the fabric (and every other zone) says VXLAN: a cluster whose
     Kube-OVN was installed with another tunnel type than the fabric's `encapsulation`."""
-    rendered = proof.lab_chassis
+    rendered = assembly.lab_chassis
 
-    def lab_chassis(build: Build, zones: Sequence[proof._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
+    def lab_chassis(build: Build, zones: Sequence[assembly._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
                                                                            dict[str, str]]:
         chassis, hosts = rendered(build, zones)
         assert {c.encapsulation for specs in chassis.values() for c in specs} == {"vxlan"}
         chassis["ai"] = [replace(c, encapsulation="geneve") for c in chassis["ai"]]
         return chassis, hosts
 
-    monkeypatch.setattr(proof, "lab_chassis", lab_chassis)
+    monkeypatch.setattr(assembly, "lab_chassis", lab_chassis)
     yield
 
 
@@ -97,16 +97,16 @@ def ai_tunnels_geneve(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def hq_node_1_not_an_ic_gateway(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """hq's first gateway node (priority 100 in the rendered gw-nodes) is not marked as an IC gateway
     (`ovn-is-interconn`, which Kube-OVN's daemon sets on the gw-nodes): it still claims hq's transit port."""
-    rendered = proof.lab_chassis
+    rendered = assembly.lab_chassis
 
-    def lab_chassis(build: Build, zones: Sequence[proof._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
+    def lab_chassis(build: Build, zones: Sequence[assembly._ZoneSetup]) -> tuple[dict[str, list[ChassisSpec]],
                                                                            dict[str, str]]:
         chassis, hosts = rendered(build, zones)
         assert chassis["hq"][0].name == "hq-node-1" and chassis["hq"][0].gateway
         chassis["hq"][0] = replace(chassis["hq"][0], gateway=False)
         return chassis, hosts
 
-    monkeypatch.setattr(proof, "lab_chassis", lab_chassis)
+    monkeypatch.setattr(assembly, "lab_chassis", lab_chassis)
     yield
 
 
@@ -114,10 +114,10 @@ def hq_node_1_not_an_ic_gateway(monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
 def ai_without_its_allow_for_hq(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """ai's Vpc `ovn-cluster` without the rendered 31000 allow for hq's backbone: ai's traffic to hq
     meets Kube-OVN's 29000 reroute to a node, while hq's traffic to ai still arrives."""
-    rendered = proof._zones
+    rendered = assembly._zones
     allow = "ip4.dst == 172.30.10.0/24"
 
-    def zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[proof._ZoneSetup]:
+    def zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[assembly._ZoneSetup]:
         out = rendered(build, actual)
         ai = next(z for z in out if z.spec.name == "ai")
         policies = ai.vpc_spec["policyRoutes"]
@@ -125,7 +125,7 @@ def ai_without_its_allow_for_hq(monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
         spec = {**ai.vpc_spec, "policyRoutes": [p for p in policies if p["match"] != allow]}
         return [replace(z, vpc_spec=spec) if z is ai else z for z in out]
 
-    monkeypatch.setattr(proof, "_zones", zones)
+    monkeypatch.setattr(assembly, "_zones", zones)
     yield
 
 
@@ -136,7 +136,7 @@ SNAT_ADDRESS = "169.254.100.250"
 def hq_snats_its_backbone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """hq's router `ovn-cluster` has an OVN SNAT rule for its backbone (added by hand, in the same
     transaction that creates the router): every packet hq sends out of the transit switch comes
-    from another address, the seed's "SNAT on a backbone"."""
+    from another address, so the other zones see a source they never routed."""
     rendered = kubeovn.join_reroute_commands
 
     def join_reroute(zone: str, source: IPv4Network) -> tuple[str, list[list[str]]]:
@@ -150,10 +150,10 @@ def hq_snats_its_backbone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
-def underlay_drops_vxlan_between_hq_and_ai() -> Iterator[proof.Lab]:
+def underlay_drops_vxlan_between_hq_and_ai() -> Iterator[assembly.Lab]:
     """The lab, whose underlay then drops VXLAN (UDP 4789) between every chassis of hq and of ai,
     both ways: a firewall between two sites that passes everything else."""
-    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+    with assembly.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
         assert lab.underlay is not None and lab.underlay._main is not None
         switch = lab.underlay._main
         ips = {az: [str(c.spec.encap_ip) for c in lab.underlay.chassis.values() if c.spec.az == az]
@@ -202,7 +202,7 @@ def test_json_says_how_and_with_what(monkeypatch: pytest.MonkeyPatch) -> None:
     assert pair["detail"] == "hq -> ts -> ai and back: 1450-byte ICMP echo and its reply"  # 1500 - VXLAN's 50
 
 
-# ---------------------------------------------------------------- the seed's failure
+# ---------------------------------------------------------------- VXLAN without vxlan_mode
 @needs_25_03
 def test_vxlan_without_vxlan_mode_loses_every_pair_and_names_the_tunnel_key(without_vxlan_mode: None) -> None:
     result = proof.prove(build_file(LAB), data_plane=True, programs=DEBIAN13)
@@ -215,7 +215,7 @@ def test_vxlan_without_vxlan_mode_loses_every_pair_and_names_the_tunnel_key(with
 
 @needs_25_03
 def test_vxlan_as_rendered_keys_the_transit_switch_from_vxlans_range() -> None:
-    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+    with assembly.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
         ic_key, keys = dataplane.transit_keys(lab)
         tunnels = lab.underlay.chassis["hq-node-1"].tunnels() if lab.underlay else []
     assert ic_key == "1025"  # the first key of vxlan_mode (tests/ovn-ic.at "VXLAN tunnel key")
@@ -242,7 +242,7 @@ def test_geneve_does_not_need_vxlan_mode(without_vxlan_mode: None) -> None:
 AZS = ("hq", "ai", "edge", "dr")
 
 
-def lost_pairs(pairs: Iterable[proof.Pair]) -> dict[tuple[str, str], proof.Pair]:
+def lost_pairs(pairs: Iterable[paths.Pair]) -> dict[tuple[str, str], paths.Pair]:
     return {(p.source.az, p.target.az): p for p in pairs if not p.delivered}
 
 
@@ -259,7 +259,7 @@ def test_a_zone_tunnelling_another_encapsulation_is_an_encapsulation_verdict(ai_
 
 @needs_25_03
 def test_a_gateway_that_is_not_an_ic_gateway_is_a_no_tunnel_verdict(hq_node_1_not_an_ic_gateway: None) -> None:
-    with proof.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
+    with assembly.running(build_file(LAB), data_plane=True, programs=DEBIAN13) as lab:
         assert dataplane.active_gateway(lab, "hq") == "hq-node-1"  # it claims hq's port all the same
         assert lab.underlay is not None
         own = {str(c.spec.encap_ip) for name, c in lab.underlay.chassis.items()
@@ -284,8 +284,8 @@ def test_a_reply_lost_where_its_request_arrived_says_so(ai_without_its_allow_for
     reroute = ("rerouted to a node by Kube-OVN's priority-29000 policy in ai: no allow policy above it for "
                "172.30.10.0/24")
     assert (lost[("hq", "ai")].outcome, lost[("hq", "ai")].detail) == (
-        proof.REROUTED, f"the request arrived, its reply did not: {reroute}")
-    assert (lost[("ai", "hq")].outcome, lost[("ai", "hq")].detail) == (proof.REROUTED, reroute)  # its request
+        paths.REROUTED, f"the request arrived, its reply did not: {reroute}")
+    assert (lost[("ai", "hq")].outcome, lost[("ai", "hq")].detail) == (paths.REROUTED, reroute)  # its request
 
 
 @needs_25_03
@@ -300,12 +300,12 @@ def test_a_backbone_translated_on_the_way_arrives_altered(hq_snats_its_backbone:
 def test_ovn_trace_shows_the_translation_too(hq_snats_its_backbone: None, programs: Programs) -> None:
     altered = lost_pairs(proof.prove(build_file(LAB), programs=programs).pairs)
     assert set(altered) == {("hq", b) for b in AZS if b != "hq"}
-    assert {p.outcome for p in altered.values()} == {proof.ALTERED}
+    assert {p.outcome for p in altered.values()} == {paths.ALTERED}
     assert altered[("hq", "dr")].detail == f"arrived in dr altered: ip4.src={SNAT_ADDRESS} in hq (conntrack NAT)"
 
 
 @needs_25_03
-def test_what_the_underlay_drops_is_a_lost_verdict(underlay_drops_vxlan_between_hq_and_ai: proof.Lab) -> None:
+def test_what_the_underlay_drops_is_a_lost_verdict(underlay_drops_vxlan_between_hq_and_ai: assembly.Lab) -> None:
     lab = underlay_drops_vxlan_between_hq_and_ai
     lost = lost_pairs(dataplane.prove_pairs(lab, lab.endpoints()))
     assert set(lost) == {("hq", "ai"), ("ai", "hq")}
@@ -320,7 +320,7 @@ def test_what_the_underlay_drops_is_a_lost_verdict(underlay_drops_vxlan_between_
 # ---------------------------------------------------------------- deployments, MTU
 @pytest.mark.parametrize("programs", BOTH)  # the deployments declare ovnVersion 23.03; the zones' 1.16 runs 25.03
 def test_deployments_join_with_their_own_chassis_through_their_rendered_scripts(programs: Programs) -> None:
-    with proof.running(build_file(OPENSTACK_K8S), data_plane=True, programs=programs) as lab:
+    with assembly.running(build_file(OPENSTACK_K8S), data_plane=True, programs=programs) as lab:
         assert lab.underlay is not None
         chassis = {name: c.vsctl("get", "Open_vSwitch", ".", "external_ids")
                    for name, c in lab.underlay.chassis.items()}
@@ -366,15 +366,15 @@ def nine_gateways(text: str) -> str:
 
 def test_chassis_addresses_follow_one_another_whatever_a_zones_size() -> None:
     build = build_text(nine_gateways(LAB.read_text()), "fabric.yaml")
-    zones = proof._zones(build, {})
-    chassis, hosts = proof.lab_chassis(build, zones)
+    zones = assembly._zones(build, {})
+    chassis, hosts = assembly.lab_chassis(build, zones)
     assert [len(chassis[az]) for az in ("hq", "ai", "edge", "dr")] == [10, 3, 3, 3]  # the gateways and a VM host
     tunnel = [c.encap_ip for specs in chassis.values() for c in specs]
-    assert tunnel == [proof.UNDERLAY_BASE + n for n in range(19)]
-    assert hosts["hq"] == "hq-vm-host" and chassis["ai"][0].encap_ip == proof.UNDERLAY_BASE + 10
+    assert tunnel == [assembly.UNDERLAY_BASE + n for n in range(19)]
+    assert hosts["hq"] == "hq-vm-host" and chassis["ai"][0].encap_ip == assembly.UNDERLAY_BASE + 10
     # the logical lab's chassis rows too (encap IPs that are never bound)
     encap = [ip for zone in zones for _name, ip in zone.spec.chassis_ips()]
-    assert encap == [proof.ENCAP_BASE + n for n in range(15)]
+    assert encap == [assembly.ENCAP_BASE + n for n in range(15)]
 
 
 @needs_25_03
@@ -385,7 +385,7 @@ def test_a_zone_of_nine_gateways_delivers_every_pair() -> None:
 
 
 def test_the_zones_ovn_follows_kube_ovns_release() -> None:
-    from fabricgen.live_state.lab.programs import zones_ovn
+    from fabricgen.lab.programs import zones_ovn
 
     assert [zones_ovn(r) for r in ((1, 16), (1, 15), (1, 14), (1, 13), (1, 12))] == [
         "25.03", "25.03", "24.03", "24.03", None]

@@ -29,8 +29,9 @@ import pytest
 from conftest import REPO, build_file, build_text
 from fabricgen.adopt.proof import OWN
 from fabricgen.cli import main
-from fabricgen.live_state import icnb_options
-from fabricgen.live_state import kube_objects as ko
+from fabricgen.judge import kube_compare
+from fabricgen.observe import icnb_options
+from fabricgen.observe import kube_objects as ko
 from support import live_cluster
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
@@ -160,7 +161,7 @@ def test_the_imported_lab_renders_the_objects_sites_lab_renders(tmp_path: Path) 
     theirs = objects_by_zone(build_file(REPO / "sites" / "lab" / "fabric.yaml"))
     assert sorted(ours) == sorted(theirs)
     for key, obj in theirs.items():
-        assert ko.compare(obj, ours[key], fields="all").equal, key
+        assert kube_compare.compare(obj, ours[key], fields="all").equal, key
 
 
 def test_the_captures_hold_what_the_upstream_schemas_allow() -> None:
@@ -501,7 +502,7 @@ def test_vxlan_mode_reads_as_ovn_ic_reads_it() -> None:
 
 # ---------------------------------------------------------------- real OVN: a live IC database
 def _ovn_missing() -> list[str]:
-    from fabricgen.live_state.lab.sandbox import missing_prerequisites
+    from fabricgen.lab.sandbox import missing_prerequisites
 
     return missing_prerequisites()
 
@@ -512,7 +513,7 @@ def test_a_live_ic_database_gives_the_same_fabric(tmp_path: Path) -> None:
     """The lab's four AZs joined on a real OVN-IC (VXLAN, two gateways each, vxlan_mode set by the
     rendered configure-ic-db.sh); `ovn-ic-sbctl show` and `ovn-ic-nbctl get IC_NB_Global . options`
     captured from it; the import from them is the one from the committed captures."""
-    from fabricgen.live_state.lab.sandbox import Sandbox, ZoneSpec
+    from fabricgen.lab.sandbox import Sandbox, ZoneSpec
 
     addresses = {"hq": "169.254.100.71", "ai": "169.254.100.23", "edge": "169.254.100.52", "dr": "169.254.100.34"}
     zones = [ZoneSpec(z, IPv4Address(a), f"{z}-node-1", IPv4Address(f"10.10.{10 * (i + 1)}.11"), (f"{z}-node-2",))
@@ -656,11 +657,11 @@ def test_any_edit_of_a_capture_gives_an_answer_never_a_crash(cluster: str) -> No
 def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None:
     """The kubectl commands of docs/status-and-import.md name exactly the kinds import reads
     (`adopt.inputs.KINDS`, Namespaces aside: their NADs say which exist), and so does what status
-    captures for `import --from` (`status.live.LISTED` and the objects it names)."""
+    captures for `import --from` (`observe.live_fabric.LISTED` and the objects it names)."""
     import re
 
     from fabricgen.adopt.inputs import KINDS
-    from fabricgen.status import live
+    from fabricgen.observe import live_fabric as live
 
     text = (REPO / "docs" / "status-and-import.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in text.splitlines() if line.strip().startswith('kubectl --context "$ctx"')]
@@ -686,8 +687,8 @@ def three_switches() -> str:
     them (`install-ic-server.sh` `TS_NUM=3`), read from the real IC southbound of the lab `verify`
     builds the way Kube-OVN does (tests/test_transit_switches.py): each zone with a port on `ts`,
     `ts1` and `ts2`, each bound to the first gateway of its rotated order."""
-    from fabricgen.live_state.lab import proof as lab_proof
-    from fabricgen.live_state.lab.programs import Programs
+    from fabricgen.lab import assembly
+    from fabricgen.lab.programs import Programs
 
     programs = Programs.from_environment()
     if programs.missing():
@@ -698,7 +699,7 @@ def three_switches() -> str:
     path = os.environ.get("PATH", "")
     os.environ["PATH"] = programs.search_path()
     try:
-        with lab_proof.running(build, programs=programs) as lab:
+        with assembly.running(build, programs=programs) as lab:
             return lab.sandbox.icsb("show")
     finally:
         os.environ["PATH"] = path
@@ -744,8 +745,8 @@ def test_transit_switches_a_fabric_cannot_name_are_refused(tmp_path: Path, three
 def test_status_names_live_transit_switches_the_fabric_would_delete(three_switches: str) -> None:
     """`status` of sites/lab (TS_NUM=1) against an IC database with three switches: drift naming
     the two that applying the fabric deletes; with count 3 nothing to say."""
-    from fabricgen.live_state.icsb_show import parse
-    from fabricgen.status.interconnection import _transit_switches
+    from fabricgen.judge.interconnection import _transit_switches
+    from fabricgen.observe.icsb_show import parse
 
     show = parse(three_switches, "show.txt")
     build = build_file(REPO / "sites" / "lab" / "fabric.yaml")

@@ -41,11 +41,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "output": ("pipeline", "serialise"),
     "delivery": ("pipeline", "render", "model", "source", "serialise"),
     "review": ("pipeline", "report", "model", "source", "serialise"),
-    "live_state": ("live_text", "pipeline", "report", "plan", "model", "source", "serialise"),
-    "adopt": ("live_text", "live_state", "pipeline", "report", "validation", "plan", "model", "source", "serialise"),
+    "observe": ("live_text", "pipeline", "report", "plan", "model", "source", "serialise"),
+    "judge": ("observe", "live_text", "pipeline", "report", "plan", "model", "source", "serialise"),
+    "lab": ("observe", "pipeline", "report", "plan", "model", "source", "serialise"),
+    "adopt": ("judge", "observe", "live_text", "pipeline", "report", "validation", "plan", "model", "source",
+              "serialise"),
     "scaffold": ("output", "pipeline", "render", "model"),
-    "status": ("live_text", "live_state", "pipeline", "report", "plan", "model", "source", "serialise"),
-    "commands": ("adopt", "scaffold", "status", "live_state", "review", "delivery", "output", "report", "pipeline",
+    "commands": ("adopt", "scaffold", "judge", "lab", "observe", "review", "delivery", "output", "report", "pipeline",
                  "validation", "model", "source", "serialise"),
     "fast_path": ("output", "delivery", "report", "source", "serialise"),
     "cli": ("fast_path", "commands", "report", "live_text", "__init__"),
@@ -68,28 +70,36 @@ def module_name(path: Path, package: Path = PACKAGE) -> str:
     return ".".join(parts)
 
 
-def imported_units(path: Path, root: Path = PACKAGE) -> list[tuple[int, str]]:
-    """(line, unit) for every fabricgen unit the file imports from."""
+def import_targets(path: Path, root: Path = PACKAGE) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(line, module, names) for every import of the file: `from M import a, b` gives (M, (a, b)),
+    relative imports resolved; `import M` gives (M, ())."""
     tree = ast.parse(path.read_text(), str(path))
     here = module_name(path, root)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, tuple[str, ...]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, unit_of(a.name)) for a in node.names if a.name.split(".")[0] == "fabricgen"]
+            found += [(node.lineno, a.name, ()) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.split(".")[0] != "fabricgen":
-                continue
-            if target == "fabricgen":  # `from fabricgen import plan, exit_codes`: each name is a unit
-                found += [(node.lineno, a.name if (root / a.name).is_dir() or (root / f"{a.name}.py").is_file()
-                           else "__init__") for a in node.names]
-            else:
-                found.append((node.lineno, unit_of(target)))
+            found.append((node.lineno, target, tuple(a.name for a in node.names)))
+    return found
+
+
+def imported_units(path: Path, root: Path = PACKAGE) -> list[tuple[int, str]]:
+    """(line, unit) for every fabricgen unit the file imports from."""
+    found: list[tuple[int, str]] = []
+    for line, target, names in import_targets(path, root):
+        if target.split(".")[0] != "fabricgen":
+            continue
+        if target == "fabricgen" and names:  # `from fabricgen import plan, exit_codes`: each name is a unit
+            found += [(line, n if (root / n).is_dir() or (root / f"{n}.py").is_file() else "__init__") for n in names]
+        else:
+            found.append((line, unit_of(target)))
     return found
 
 

@@ -1,4 +1,4 @@
-"""`fabricgen.live_state.kube_objects`: kubectl output read, normalised and compared field by field.
+"""`fabricgen.observe.kube_objects`: kubectl output read, normalised and compared field by field.
 
 The reading tests use kubectl's printers where kubectl runs without a cluster (`kubectl label
 --local -o json` prints each object as `kubectl get -o json` does); the List forms are those
@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from fabricgen.live_state import kube_objects as ko
+from fabricgen.judge import kube_compare
+from fabricgen.observe import kube_objects as ko
 
 SUBNET_LIVE: dict[str, Any] = {
     "apiVersion": "kubeovn.io/v1",
@@ -132,8 +133,8 @@ def test_kubectls_own_json_printer_is_read(tmp_path: Path) -> None:
     objects = ko.read_objects(printed.stdout, "printed.json")
     assert [str(o.id) for o in objects] == ["Subnet: backbone-hq", "Subnet: prod-db"]
     assert ko.normalise(objects[0].body)["metadata"]["labels"] == {"seen": "yes"}
-    assert ko.compare(SUBNET_RENDERED, objects[0].body, fields="set").equal
-    assert [d.describe() for d in ko.compare(SUBNET_RENDERED, objects[0].body, fields="all").differences] == [
+    assert kube_compare.compare(SUBNET_RENDERED, objects[0].body, fields="set").equal
+    assert [d.describe() for d in kube_compare.compare(SUBNET_RENDERED, objects[0].body, fields="all").differences] == [
         'metadata.labels.seen: "yes" live, not set by the fabric']
 
 
@@ -211,8 +212,8 @@ def test_normalise_drops_what_the_server_and_the_tools_add() -> None:
 # ---------------------------------------------------------------- comparing
 def test_a_subnet_as_the_controller_left_it_equals_the_rendered_one() -> None:
     """formatSubnet's defaults (gatewayType, enableLb, excludeIps, ...) are not differences."""
-    assert ko.compare(SUBNET_RENDERED, SUBNET_LIVE, fields="all").equal
-    assert ko.compare(SUBNET_RENDERED, SUBNET_LIVE, fields="set").equal
+    assert kube_compare.compare(SUBNET_RENDERED, SUBNET_LIVE, fields="all").equal
+    assert kube_compare.compare(SUBNET_RENDERED, SUBNET_LIVE, fields="set").equal
 
 
 def test_changed_missing_and_extra_fields_are_named() -> None:
@@ -221,7 +222,7 @@ def test_changed_missing_and_extra_fields_are_named() -> None:
             "spec": {**SUBNET_LIVE["spec"], "natOutgoing": True, "excludeIps": ["172.30.10.1", "172.30.10.9"],
                      "gatewayType": "centralized"}}
     del live["spec"]["enableDHCP"]
-    comparison = ko.compare(SUBNET_RENDERED, live, fields="all")
+    comparison = kube_compare.compare(SUBNET_RENDERED, live, fields="all")
     found = {(d.kind, d.path): d for d in comparison.differences}
     assert set(found) == {("changed", "spec.natOutgoing"), ("missing", "spec.enableDHCP"),
                           ("extra", "spec.excludeIps"), ("extra", "spec.gatewayType"),
@@ -230,7 +231,7 @@ def test_changed_missing_and_extra_fields_are_named() -> None:
     assert found[("missing", "spec.enableDHCP")].as_dict() == {
         "path": "spec.enableDHCP", "at": ["spec", "enableDHCP"], "kind": "missing", "rendered": True}
     # on fabricgen's fields only, the hand-set label and fields fabricgen does not set are not compared
-    only_set = ko.compare(SUBNET_RENDERED, live, fields="set")
+    only_set = kube_compare.compare(SUBNET_RENDERED, live, fields="set")
     assert {(d.kind, d.path) for d in only_set.differences} == {("changed", "spec.natOutgoing"),
                                                                  ("missing", "spec.enableDHCP")}
 
@@ -239,10 +240,10 @@ def test_zero_values_equal_absent_fields_in_kube_ovn_specs() -> None:
     """Kube-OVN writes objects back from Go structs: `enableDHCP: false` (omitempty) disappears."""
     rendered = {**SUBNET_RENDERED, "spec": {**SUBNET_RENDERED["spec"], "enableDHCP": False}}
     live = {**SUBNET_LIVE, "spec": {k: v for k, v in SUBNET_LIVE["spec"].items() if k != "enableDHCP"}}
-    assert ko.compare(rendered, live, fields="all").equal
+    assert kube_compare.compare(rendered, live, fields="all").equal
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "kube-system"},
                   "data": {"auto-route": ""}}
-    assert not ko.compare(config_map, {**config_map, "data": {}}).equal  # not in a ConfigMap
+    assert not kube_compare.compare(config_map, {**config_map, "data": {}}).equal  # not in a ConfigMap
 
 
 def test_default_vpc_routes_are_compared_as_a_set_and_hand_added_ones_listed() -> None:
@@ -254,7 +255,7 @@ def test_default_vpc_routes_are_compared_as_a_set_and_hand_added_ones_listed() -
                [{"action": "allow", "match": "ip4.dst == 172.30.20.0/24", "priority": 31000}], partial=False)
     live["spec"]["enableExternal"] = True  # another controller's field of a partial object
     live["status"] = {"default": True, "router": "ovn-cluster"}
-    comparison = ko.compare(rendered, live, fields="all")
+    comparison = kube_compare.compare(rendered, live, fields="all")
     assert comparison.fields == "set"
     assert [d.describe() for d in comparison.differences] == [
         'spec.staticRoutes[cidr=172.30.20.0/24].nextHopIP: "169.254.100.23" in the fabric, "169.254.100.99" live',
@@ -272,11 +273,11 @@ def test_a_missing_route_and_a_missing_policy_are_named() -> None:
                    [{"action": "allow", "match": "ip4.dst == 172.30.20.0/24", "priority": 31000}])
     live = vpc([route("172.30.20.0/24", "169.254.100.23")], [], partial=False)
     del live["spec"]["policyRoutes"]  # omitempty: an empty list is not written back
-    (difference,) = ko.compare(rendered, live).differences
+    (difference,) = kube_compare.compare(rendered, live).differences
     assert difference.kind == "missing"
     assert difference.path == "spec.policyRoutes[priority=31000,match=ip4.dst == 172.30.20.0/24]"
     live["spec"]["policyRoutes"] = [{"action": "allow", "match": "ip4.dst == 172.30.30.0/24", "priority": 31000}]
-    kinds = [(d.kind, d.path) for d in ko.compare(rendered, live).differences]
+    kinds = [(d.kind, d.path) for d in kube_compare.compare(rendered, live).differences]
     assert kinds == [("missing", "spec.policyRoutes[priority=31000,match=ip4.dst == 172.30.20.0/24]"),
                      ("extra", "spec.policyRoutes[priority=31000,match=ip4.dst == 172.30.30.0/24]")]
 
@@ -291,9 +292,9 @@ def test_a_partial_configuration_is_compared_on_fabricgens_fields_only() -> None
             "spec": {"components": {"enableIC": True, "enableLB": True, "enableNATGateway": True},
                      "networking": {"tunnelType": "vxlan"}, "ipv4": {"podCIDR": "10.54.0.0/16"}},
             "status": {"status": "Deployed"}}
-    assert ko.compare(rendered, live, fields="all").equal
+    assert kube_compare.compare(rendered, live, fields="all").equal
     live["spec"]["components"]["enableIC"] = False
-    (difference,) = ko.compare(rendered, live, fields="all").differences
+    (difference,) = kube_compare.compare(rendered, live, fields="all").differences
     assert difference.path == "spec.components.enableIC" and (difference.rendered, difference.live) == (True, False)
 
 
@@ -308,9 +309,9 @@ def test_nad_config_is_compared_as_json() -> None:
     live = json.loads(json.dumps(rendered))
     live["metadata"]["labels"]["network.harvesterhci.io/ready"] = "true"
     live["spec"]["config"] = json.dumps(dict(reversed(config.items())), indent=2)
-    assert ko.compare(rendered, live, fields="all").equal
+    assert kube_compare.compare(rendered, live, fields="all").equal
     live["spec"]["config"] = json.dumps({**config, "mtu": 1400})
-    (difference,) = ko.compare(rendered, live, fields="all").differences
+    (difference,) = kube_compare.compare(rendered, live, fields="all").differences
     assert (difference.kind, difference.path, difference.live) == ("extra", "spec.config.mtu", 1400)
 
 
@@ -321,9 +322,9 @@ def test_allocated_and_defaulted_nat_fields_are_not_differences() -> None:
     live["spec"].update(macAddress="00:00:00:4A:1B:2C", v6ip="", qosPolicy="")
     live["metadata"]["labels"] = {"ovn.kubernetes.io/eip_v4_ip": "192.168.50.10"}
     live["status"] = {"ready": True, "ip": "192.168.50.10"}
-    assert ko.compare(rendered, live, fields="all").equal
+    assert kube_compare.compare(rendered, live, fields="all").equal
     live["spec"]["qosPolicy"] = "slow"
-    assert [d.path for d in ko.compare(rendered, live, fields="all").differences] == ["spec.qosPolicy"]
+    assert [d.path for d in kube_compare.compare(rendered, live, fields="all").differences] == ["spec.qosPolicy"]
 
 
 def test_lists_outside_kube_ovn_specs_keep_their_order() -> None:
@@ -331,27 +332,27 @@ def test_lists_outside_kube_ovn_specs_keep_their_order() -> None:
                 "spec": {"template": {"spec": {"containers": [{"name": "a", "command": ["x", "y"]}]}}}}
     live = json.loads(json.dumps(rendered))
     live["spec"]["template"]["spec"]["containers"][0]["command"] = ["y", "x"]
-    paths = [d.path for d in ko.compare(rendered, live).differences]
+    paths = [d.path for d in kube_compare.compare(rendered, live).differences]
     assert paths == ["spec.template.spec.containers[0].command[0]", "spec.template.spec.containers[0].command[1]"]
 
 
 def test_compare_refuses_two_different_objects() -> None:
     with pytest.raises(ValueError, match="is not"):
-        ko.compare(SUBNET_RENDERED, {**SUBNET_LIVE, "metadata": {"name": "other"}})
+        kube_compare.compare(SUBNET_RENDERED, {**SUBNET_LIVE, "metadata": {"name": "other"}})
 
 
 def test_a_live_object_without_the_section_names_each_missing_field() -> None:
     rendered = vpc([route("172.30.20.0/24", "169.254.100.23")], [])
     live = {"apiVersion": "kubeovn.io/v1", "kind": "Vpc", "metadata": {"name": "ovn-cluster"}, "status": {}}
-    assert [(d.kind, d.path) for d in ko.compare(rendered, live).differences] == [
+    assert [(d.kind, d.path) for d in kube_compare.compare(rendered, live).differences] == [
         ("missing", "spec.staticRoutes[cidr=172.30.20.0/24]")]
-    assert ko.compare(vpc([], []), live).equal  # empty lists: what Kube-OVN writes as nothing
+    assert kube_compare.compare(vpc([], []), live).equal  # empty lists: what Kube-OVN writes as nothing
 
 
 def test_a_list_of_scalars_names_its_items_by_value() -> None:
     live = {**SUBNET_LIVE, "spec": {**SUBNET_LIVE["spec"], "excludeIps": ["172.30.10.1", "172.30.10.9"]}}
     rendered = {**SUBNET_RENDERED, "spec": {**SUBNET_RENDERED["spec"], "excludeIps": ["172.30.10.1", "172.30.10.2"]}}
-    found = [(d.kind, d.path, d.at[-1]) for d in ko.compare(rendered, live).differences]
+    found = [(d.kind, d.path, d.at[-1]) for d in kube_compare.compare(rendered, live).differences]
     assert found == [("missing", "spec.excludeIps[=172.30.10.2]", {"": "172.30.10.2"}),
                      ("extra", "spec.excludeIps[=172.30.10.9]", {"": "172.30.10.9"})]
 
@@ -393,7 +394,7 @@ def test_any_text_is_read_or_refused_never_a_crash() -> None:
             assert str(exc).startswith("f.yaml")
             return
         for obj in objects:
-            assert ko.compare(obj.body, obj.body, fields="all").equal
+            assert kube_compare.compare(obj.body, obj.body, fields="all").equal
 
     check()
 
@@ -423,13 +424,13 @@ def test_what_webhooks_and_controllers_fill_in_is_no_difference() -> None:
     gateway = next(o for o in objects if o["kind"] == "VpcNatGateway")
     live = copy.deepcopy(gateway)
     live["spec"]["affinity"] = {}
-    assert ko.compare(gateway, live, fields="all").differences == ()
+    assert kube_compare.compare(gateway, live, fields="all").differences == ()
     subnet = next(o for o in objects if o["kind"] == "Subnet" and o["spec"].get("vpc", "ovn-cluster") != "ovn-cluster")
     live = copy.deepcopy(subnet)
     live["spec"] |= {"enableLb": False, "gatewayType": "distributed"}
-    assert ko.compare(subnet, live, fields="all").differences == ()
+    assert kube_compare.compare(subnet, live, fields="all").differences == ()
     live["spec"]["gatewayType"] = "centralized"
-    assert [d.path for d in ko.compare(subnet, live, fields="all").differences] == ["spec.gatewayType"]
+    assert [d.path for d in kube_compare.compare(subnet, live, fields="all").differences] == ["spec.gatewayType"]
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.Inf"])

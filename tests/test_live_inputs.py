@@ -15,8 +15,8 @@ import pytest
 from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.live_state import capture as captures
-from fabricgen.live_state.capture import Observation
+from fabricgen.observe import capture as captures
+from fabricgen.observe.capture import Observation
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
 CLUSTERS = {"hq": DATA / "hq.yaml", "ai": DATA / "ai.json", "edge": DATA / "edge.yaml", "dr": DATA / "dr.json"}

@@ -162,8 +162,8 @@ def test_a_server_that_echoes_the_token_and_a_plugin_that_logs_it_leak_nothing(
 def test_status_from_a_hostile_capture_cannot_drive_the_terminal(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A capture attached to a ticket, its stderr files written by someone else: relayed escaped."""
-    from fabricgen.live_state import capture as captures
-    from fabricgen.live_state.capture import Observation
+    from fabricgen.observe import capture as captures
+    from fabricgen.observe.capture import Observation
 
     fake = "\x1b]0;owned\x07\x1b[2J\x1b[31mFAKE: all ok\u202e"
     observations = {"ic/show": Observation("ic/show", ("kubectl", "get"), 1, "", fake + f" Bearer {TOKEN}")}

@@ -1,6 +1,6 @@
 """OVN deployments joined to the interconnection, against real OVN (Debian OVN 23.03).
 
-A sandbox (`fabricgen/live_state/lab/sandbox.py`) runs the IC databases, a Kube-OVN-style zone `hq`
+A sandbox (`fabricgen/lab/sandbox.py`) runs the IC databases, a Kube-OVN-style zone `hq`
 and a plain OVN AZ for deployment `dc`. The rendered `configure-ovn-ic.sh` of `dc`
 runs twice against that AZ's NB (the second run changes nothing), `hq` gets its
 rendered Vpc routes the way Kube-OVN applies them, and ovn-trace follows packets
@@ -20,9 +20,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen.live_state import icsb_show
-from fabricgen.live_state.lab import kubeovn as kubeovn_nb
-from fabricgen.live_state.lab.sandbox import Sandbox, ZoneSpec, missing_prerequisites, poll, run, transit_mac
+from fabricgen.lab import kubeovn as kubeovn_nb
+from fabricgen.lab.sandbox import Sandbox, ZoneSpec, missing_prerequisites, poll, run, transit_mac
+from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac as az_mac
 from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage

@@ -1,7 +1,7 @@
 """fabricgen's interconnection output against real OVN (the Debian OVN 23.03 packages).
 
 Each sandbox is a throwaway OVN-IC control plane in a temp dir (see
-`fabricgen/live_state/lab/sandbox.py`): IC NB/SB, and per zone NB/SB, ovn-northd and ovn-ic.
+`fabricgen/lab/sandbox.py`): IC NB/SB, and per zone NB/SB, ovn-northd and ovn-ic.
 The tests drive `configure-ic-db.sh` with ovn-ic-nbctl, build the zones' routers
 and transit ports the way Kube-OVN does, apply the rendered Vpc routes with
 ovn-nbctl, and follow packets with ovn-trace; they read the transit addresses back
@@ -22,9 +22,8 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen.live_state import icsb_show
-from fabricgen.live_state.lab import kubeovn as kubeovn_nb
-from fabricgen.live_state.lab.sandbox import (
+from fabricgen.lab import kubeovn as kubeovn_nb
+from fabricgen.lab.sandbox import (
     ROUTER,
     Sandbox,
     ZoneSpec,
@@ -36,6 +35,7 @@ from fabricgen.live_state.lab.sandbox import (
 )
 from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
+from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 
 _MISSING = missing_prerequisites()
@@ -247,7 +247,7 @@ def run_check(sandbox: Sandbox, script: Path) -> int:
 
 def test_the_sidecar_configures_a_rebuilt_database_again(lab: Build, ic_db: Sandbox, tmp_path: Path) -> None:
     """The IC server's sidecar (`--every`) sets vxlan_mode, sets it again after the IC database is
-    rebuilt from an empty file (seed 000's recovery) without anyone running anything, and applies a
+    rebuilt from an empty file (how a lost IC database is recovered) without anyone running anything, and applies a
     changed script on its next round."""
     script = script_of(lab, "hq", tmp_path)
     env = {**ic_db.env(), "OVN_IC_NB_DB": ic_db.ic_nb}

@@ -24,7 +24,7 @@ import pytest
 from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.live_state.lab.programs import Programs
+from fabricgen.lab.programs import Programs
 from support.kubeovn_icdb import NB, SB, KubeOvnIcDatabase, missing
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -234,13 +234,13 @@ def test_a_standalone_ic_database_of_one_declared_member_is_a_layout(tmp_path: P
     ("unix:/run/a.raft", "unix:/run/b.raft", False),
 ])
 def test_raft_addresses_are_compared_as_ovsdb_means_them(first: str, second: str, same: bool) -> None:
-    from fabricgen.live_state import raft_address
+    from fabricgen.observe import raft_address
 
     assert raft_address.same(first, second) is same
 
 
 def test_declared_members_are_written_as_cluster_status_prints_them() -> None:
-    from fabricgen.status.raft_health import declared_members
+    from fabricgen.judge.raft_health import declared_members
 
     members = declared_members([("a", "10.0.0.1"), ("b", "fd00::2")], "northbound", ic=True, protocol="ssl")
     assert [m.address for m in members] == ["ssl:10.0.0.1:6647", "ssl:[fd00::2]:6647"]

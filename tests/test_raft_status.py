@@ -1,4 +1,4 @@
-"""Raft health (`fabricgen.live_state.raft`) judged on real clusters, and its parsers.
+"""Raft health (`fabricgen.judge.raft`) judged on real clusters, and its parsers.
 
 The clusters are real: ovsdb-server members made with `ovsdb-tool create-cluster` and
 `join-cluster` on unix sockets (`support/raft_cluster.py`), on both Open vSwitch versions at
@@ -21,9 +21,8 @@ import pytest
 
 from conftest import REPO
 from fabricgen.errors import FabricgenError
-from fabricgen.live_state.checks import Check
-from fabricgen.live_state.lab.programs import Programs
-from fabricgen.live_state.raft import (
+from fabricgen.judge.checks import Check
+from fabricgen.judge.raft import (
     ClusterStatus,
     Member,
     RaftParseError,
@@ -33,6 +32,7 @@ from fabricgen.live_state.raft import (
     parse_server_databases,
     server_databases_argv,
 )
+from fabricgen.lab.programs import Programs
 from support.raft_cluster import RaftCluster, missing
 
 DATA = REPO / "tests" / "data" / "raft"

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import build_text
-from fabricgen.live_state.lab.sandbox import Sandbox, missing_prerequisites, poll
+from fabricgen.lab.sandbox import Sandbox, missing_prerequisites, poll
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing

@@ -82,7 +82,7 @@ SIGNALS = [signal.SIGTERM, signal.SIGHUP]
 def whole_or_none(capture: Path) -> None:
     """No temporary directory is left, and the capture is not there, or there whole: a signal
     that lands while the held `rename` runs is taken once the capture has its name."""
-    from fabricgen.live_state import capture as captures
+    from fabricgen.observe import capture as captures
 
     assert not list(capture.parent.glob(f".{capture.name}.*"))
     if capture.exists():

@@ -1,11 +1,12 @@
 """`fabricgen status` against a real OVN-IC: the lab `verify` builds from the rendered output
-(`live_state/lab`), read through its databases' sockets (an endpoints file), then broken the
-ways seed 000 and the issues describe; each break must be found, named and given its fix, and
-the unbroken lab must be all ok.
+(`fabricgen.lab`), read through its databases' sockets (an endpoints file), then broken the
+ways interconnected clusters break in production (a route deleted, a transit address moved by an
+IC rebuild, hand-added routes, gateways reordered, `vxlan_mode` unset); each break must be
+found, named and given its fix, and the unbroken lab must be all ok.
 
 On OVN 25.03 (what Kube-OVN 1.15 and later run) the VXLAN lab is all ok. On the system's OVN
 23.03, which has no `vxlan_mode`, the transit switch is keyed outside VXLAN's range, and status
-says so: that is the seed's silent packet loss, found from the control plane.
+says so: the packet loss that follows is silent in the data plane and found from the control plane.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import pytest
 from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.live_state.lab import proof
-from fabricgen.live_state.lab.programs import Programs
-from fabricgen.live_state.lab.sandbox import poll
+from fabricgen.lab import assembly
+from fabricgen.lab.programs import Programs
+from fabricgen.lab.sandbox import poll
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
@@ -42,10 +43,10 @@ BOTH = [pytest.param(SYSTEM, id="ovn-23.03", marks=_skip(SYSTEM)),
 
 @contextmanager
 def running_lab(programs: Programs, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[proof.Lab, Path]]:
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[assembly.Lab, Path]]:
     """The lab of sites/lab with every AZ's transit key synced, and an endpoints file naming its sockets."""
     build = build_file(LAB)
-    with proof.running(build, programs=programs) as lab:
+    with assembly.running(build, programs=programs) as lab:
         poll("the transit switch's key in every AZ", lab._keys_synced, tries=500)
         sb = lab.sandbox
         endpoints = {"icDatabase": {"northbound": sb.ic_nb, "southbound": sb.ic_sb},
@@ -282,7 +283,7 @@ def test_wait_reads_again_until_everything_is_ok(tmp_path: Path, monkeypatch: py
     `--wait` reads again until it is ok; and a break nobody mends keeps its code when the time is up."""
     import threading
 
-    from fabricgen.live_state.lab import kubeovn
+    from fabricgen.lab import kubeovn
 
     programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
     with running_lab(programs, tmp_path, monkeypatch) as (lab, endpoints):
@@ -350,7 +351,7 @@ def test_an_endpoints_file_with_mistakes_names_each(tmp_path: Path, capsys: pyte
         capsys.readouterr().err
 
 
-def lab_endpoints(lab: proof.Lab, path: Path) -> Path:
+def lab_endpoints(lab: assembly.Lab, path: Path) -> Path:
     sb = lab.sandbox
     path.write_text(json.dumps({
         "icDatabase": {"northbound": sb.ic_nb, "southbound": sb.ic_sb},
@@ -359,7 +360,7 @@ def lab_endpoints(lab: proof.Lab, path: Path) -> Path:
     return path
 
 
-def _fabric_names(lab: proof.Lab) -> dict[str, str]:
+def _fabric_names(lab: assembly.Lab) -> dict[str, str]:
     """Each AZ of the lab by the name the fabric gives it (a deployment's name, not its AZ name)."""
     names = {z.spec.name: z.spec.name for z in lab.zones}
     names.update({j.deployment.name: j.az for j in lab.joins})
@@ -374,7 +375,7 @@ def test_deployments_are_judged_by_their_scripts_routes(tmp_path: Path, monkeypa
     fabric = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
     build = build_file(fabric)
     monkeypatch.setenv("PATH", SYSTEM.search_path())
-    with proof.running(build, programs=SYSTEM) as lab:
+    with assembly.running(build, programs=SYSTEM) as lab:
         endpoints = lab_endpoints(lab, tmp_path / "endpoints.yaml")
         args = ["status", str(fabric), "--endpoints", str(endpoints), "--format", "json"]
         assert main(args) == 0, capsys.readouterr().out
@@ -406,7 +407,7 @@ def test_learned_routes_are_the_other_zones_prefixes(tmp_path: Path, monkeypatch
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(text, encoding="utf-8")
     monkeypatch.setenv("PATH", SYSTEM.search_path())
-    with proof.running(build_text(text, "fabric.yaml"), programs=SYSTEM) as lab:
+    with assembly.running(build_text(text, "fabric.yaml"), programs=SYSTEM) as lab:
         endpoints = lab_endpoints(lab, tmp_path / "endpoints.yaml")
         main(["status", str(fabric), "--endpoints", str(endpoints), "--format", "json"])
         doc = json.loads(capsys.readouterr().out)

@@ -2,7 +2,7 @@
 
 No Kubernetes API server can be installed from this machine's package sources (Debian 12 has
 only kubectl, as `kubernetes-client`; the package index has no kube-apiserver), so the kubectl
-path is tested on what kubectl returns, answered to the very probes status makes (`live.gather`
+path is tested on what kubectl returns, answered to the very probes status makes (`observe.live_fabric.gather`
 with an observer that answers them), and then judged from the capture that records them
 (`--from`), the way a user attaches one to a ticket:
 
@@ -10,7 +10,7 @@ with an observer that answers them), and then judged from the capture that recor
   them (labels, `spec.nodeName`, `status.podIP`, `status.phase`, `containerStatuses`), with
   Kube-OVN's leader labels (`ovn-nb-leader`, `ovn-sb-leader`, `ovn-ic-nb-leader`);
 - `kubectl get --ignore-not-found -o json TYPE/NAME ...`: the zone's objects as the import
-  captures of seed 000's lab hold them (`tests/data/import/lab`: server-added metadata,
+  captures of the lab's clusters hold them (`tests/data/import/lab`: server-added metadata,
   `managedFields`, `status`), the rest rendered plus what the API server adds;
 - `kubectl exec POD -c ovn-central -- ovn-nbctl ...`: the same JSON tables a direct read gets,
   from the real OVN lab;
@@ -36,11 +36,12 @@ import pytest
 from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.live_state import capture, kube_objects
-from fabricgen.live_state.lab import proof
-from fabricgen.live_state.lab.programs import Programs
-from fabricgen.live_state.lab.sandbox import poll
-from fabricgen.status import live, observe, sources
+from fabricgen.lab import assembly
+from fabricgen.lab.programs import Programs
+from fabricgen.lab.sandbox import poll
+from fabricgen.observe import capture, kube_objects, sources
+from fabricgen.observe import live_fabric as live
+from fabricgen.observe import runner as observe
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 IMPORTS = REPO / "tests" / "data" / "import" / "lab"
@@ -84,7 +85,7 @@ def server_added(obj: Obj, number: int) -> Obj:
 
 
 def cluster_objects(build: Any, zone: str) -> dict[kube_objects.ObjectId, Obj]:
-    """The zone's objects in its cluster: everything the import capture of the lab holds (seed 000's
+    """The zone's objects in its cluster: everything the import capture of the lab holds (the fabric's
     objects, Kube-OVN's own Subnets, Nodes, Canal's HelmChart), and the rendered objects it lacks
     plus what the server adds."""
     out = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(live.rendered_objects(build, zone))}
@@ -167,7 +168,7 @@ def ovn_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, capture.Ob
     if programs.missing():
         pytest.skip(f"OVN programs missing: {programs.missing()}")
     build = build_file(LAB)
-    with proof.running(build, programs=programs) as lab:
+    with assembly.running(build, programs=programs) as lab:
         poll("the transit switch's key in every AZ", lab._keys_synced, tries=500)
         sb = lab.sandbox
         given = sources.Endpoints(

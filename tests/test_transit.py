@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from conftest import REPO, edit
 from fabricgen.cli import main
-from fabricgen.live_state import icsb_show
+from fabricgen.observe import icsb_show
 from fabricgen.pipeline import load_text
 from fabricgen.source.writer import EditError, set_scalars
 

@@ -18,11 +18,11 @@ import pytest
 
 from conftest import REPO, build_text
 from fabricgen.cli import main
-from fabricgen.live_state.icsb_show import parse
-from fabricgen.live_state.lab import proof
-from fabricgen.live_state.lab.programs import PREFIX_VARIABLE, Programs
-from fabricgen.live_state.lab.sandbox import IC_SB, NB, poll, rotated
-from fabricgen.status.interconnection import _transit_switches
+from fabricgen.judge.interconnection import _transit_switches
+from fabricgen.lab import assembly
+from fabricgen.lab.programs import PREFIX_VARIABLE, Programs
+from fabricgen.lab.sandbox import IC_SB, NB, poll, rotated
+from fabricgen.observe.icsb_show import parse
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
@@ -48,7 +48,7 @@ def test_the_lab_builds_three_switches_as_kube_ovn_does(programs: Programs, monk
     build = build_text(THREE, "sites/lab/fabric.yaml")
     assert build.plan.interconnection.transit_switch.names() == ["ts", "ts1", "ts2"]
     monkeypatch.setenv("PATH", programs.search_path())
-    with proof.running(build, programs=programs) as lab:
+    with assembly.running(build, programs=programs) as lab:
         sb = lab.sandbox
         ports = {(row["transit_switch"], row["logical_port"]) for row in
                  sb.rows(sb.ic_sb, IC_SB, "Port_Binding", ["transit_switch", "logical_port"])}

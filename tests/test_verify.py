@@ -1,6 +1,6 @@
 """`fabricgen verify` against real OVN (the Debian OVN 23.03 packages).
 
-The lab (`fabricgen.live_state.lab`) is built from the rendered objects and scripts; these tests
+The lab (`fabricgen.lab`) is built from the rendered objects and scripts; these tests
 check that every sample is delivered, and that a lab built from broken output (a
 stale transit address from `--actual`, a route or an allow policy removed, a next hop
 pointing at another zone) fails and names the pairs and where their packets went.
@@ -26,9 +26,9 @@ import pytest
 
 from conftest import REPO, SITES, build_file, build_text, rel
 from fabricgen import exit_codes
-from fabricgen.live_state import icsb_show
-from fabricgen.live_state.lab import kubeovn, proof
-from fabricgen.live_state.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.lab import assembly, kubeovn, paths, proof, tracing
+from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 
 _MISSING = missing_prerequisites()
@@ -61,7 +61,7 @@ def with_vpc_spec(build: Build, zone: str, edit: Any) -> Build:
     return replace(build, manifests=manifests)
 
 
-def failing(result: proof.Proof) -> dict[tuple[str, str], proof.Pair]:
+def failing(result: proof.Proof) -> dict[tuple[str, str], paths.Pair]:
     return {(p.source.az, p.target.az): p for p in result.pairs if not p.delivered}
 
 
@@ -115,7 +115,7 @@ def test_lab_matrix_and_json() -> None:
 
 @needs_ovn
 def test_the_lab_runs_the_rendered_ic_database_script_and_joins_every_zone() -> None:
-    with proof.running(build_file(LAB)) as lab:
+    with assembly.running(build_file(LAB)) as lab:
         sandbox = lab.sandbox
         assert sandbox.icnb("get", "IC_NB_Global", ".", "options").strip() == '{vxlan_mode="true"}'
         show = icsb_show.parse(sandbox.icsb("show"))
@@ -145,7 +145,7 @@ def test_deployments_are_traced_through_their_rendered_scripts() -> None:
 def test_a_stale_actual_capture_fails_and_names_the_zone(tmp_path: Path) -> None:
     live = IPv4Address("169.254.100.5")
     lab = build_file(LAB)
-    with proof.running(lab, {"hq": live}) as running:
+    with assembly.running(lab, {"hq": live}) as running:
         show = running.sandbox.icsb("show")  # what `kubectl ko icsbctl show` prints after hq re-joined
     capture = tmp_path / "show.txt"
     capture.write_text(show)
@@ -176,7 +176,7 @@ def test_a_removed_route_fails_and_names_the_pair() -> None:
     result = proof.prove(with_vpc_spec(build_file(LAB), "hq", drop_route_to_ai))
     assert (result.delivered, len(result.pairs)) == (11, 12)
     (pair,) = failing(result).values()
-    assert (pair.source.az, pair.target.az, pair.outcome) == ("hq", "ai", proof.DROPPED)
+    assert (pair.source.az, pair.target.az, pair.outcome) == ("hq", "ai", paths.DROPPED)
     assert pair.detail == "dropped in hq: no route to 172.30.20.0/24"
 
 
@@ -188,7 +188,7 @@ def test_a_removed_allow_policy_is_rerouted_to_a_node() -> None:
     result = proof.prove(with_vpc_spec(build_file(LAB), "edge", drop_allow_to_dr))
     assert list(failing(result)) == [("edge", "dr")]
     pair = failing(result)[("edge", "dr")]
-    assert pair.outcome == proof.REROUTED
+    assert pair.outcome == paths.REROUTED
     assert "priority-29000" in pair.detail and "172.30.40.0/24" in pair.detail
 
 
@@ -202,7 +202,7 @@ def test_a_next_hop_of_another_zone_is_a_wrong_zone() -> None:
     result = proof.prove(with_vpc_spec(build_file(LAB), "ai", to_edge))
     assert list(failing(result)) == [("ai", "dr")]
     pair = failing(result)[("ai", "dr")]
-    assert (pair.outcome, pair.detail) == (proof.WRONG_ZONE, "sent to edge instead (next hop 169.254.100.52)")
+    assert (pair.outcome, pair.detail) == (paths.WRONG_ZONE, "sent to edge instead (next hop 169.254.100.52)")
 
 
 @needs_ovn
@@ -232,7 +232,7 @@ def auto_route_fabric(count: int) -> str:
 def test_auto_route_is_learned_through_ovn_ic_and_allowed_by_kube_ovns_29500_policies() -> None:
     build = build_text(auto_route_fabric(3), "fabric.yaml")
     assert all(not z.routes for z in build.plan.zones)  # nothing explicit: ovn-ic learns
-    with proof.running(build) as lab:
+    with assembly.running(build) as lab:
         learned = {str(route.network): origin for route, origin in kubeovn.learned_routes(lab.sandbox, "z0")}
         policies = lab.sandbox.nb("z0", "lr-policy-list", "ovn-cluster")
     assert learned == {"172.31.1.0/24": "connected", "172.31.2.0/24": "connected"}  # join is blacklisted
@@ -245,7 +245,7 @@ def test_auto_route_is_learned_through_ovn_ic_and_allowed_by_kube_ovns_29500_pol
 def test_auto_route_without_kube_ovns_29500_policies_is_rerouted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kubeovn, "allow_learned_routes", lambda sandbox, zone: None)
     result = proof.prove(build_text(auto_route_fabric(3), "fabric.yaml"))
-    assert {p.outcome for p in result.pairs} == {proof.REROUTED}
+    assert {p.outcome for p in result.pairs} == {paths.REROUTED}
 
 
 def test_a_fabric_without_interconnection_traces_nothing_and_starts_nothing() -> None:
@@ -302,10 +302,10 @@ MOMENTS = {"first-daemon": 1, "zones-starting": 2, "running": None}
 def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_path: Path, signum: int,
                                                                          moment: str) -> None:
     """An interrupted proof never reports success and never leaves a daemon: exit 130, and no
-    process at all names the lab's directory afterwards (`sandbox.lab_processes`: also one that
+    process at all names the lab's directory afterwards (`processes.lab_processes`: also one that
     never wrote its pidfile), the directory gone. Flakiness is the defect this guards against:
     docs/development.md ("Tests and tools") gives the loop it was run in."""
-    from fabricgen.live_state.lab.sandbox import lab_processes
+    from fabricgen.lab.processes import lab_processes
 
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(zones_fabric(8))
@@ -347,10 +347,10 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
 def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
     from ipaddress import IPv4Network
 
-    from fabricgen.live_state import verification as verify
+    from fabricgen.lab import report as verify
 
-    endpoints = [proof.Endpoint(f"z{i}", IPv4Network(f"172.31.{i}.0/24"), f"z{i}") for i in range(20)]
-    pairs = tuple(proof.Pair(a, b, proof.DELIVERED if a.az != "z0" else proof.DROPPED, "x")
+    endpoints = [paths.Endpoint(f"z{i}", IPv4Network(f"172.31.{i}.0/24"), f"z{i}") for i in range(20)]
+    pairs = tuple(paths.Pair(a, b, paths.DELIVERED if a.az != "z0" else paths.DROPPED, "x")
                   for a in endpoints for b in endpoints if a != b)
     azs = tuple(proof.Az(e.az, "zone", IPv4Address("169.254.100.1"), IPv4Address("169.254.100.1"), "m")
                 for e in endpoints)
@@ -386,11 +386,11 @@ arp {
 @pytest.mark.parametrize("trace", [SNAT_25_03, SNAT_23_03], ids=["ovn-25.03", "ovn-23.03"])
 def test_a_packet_through_conntrack_is_output_with_its_translation(trace: str) -> None:
     """Printed by the real ovn-trace of each release (tests/test_dataplane.py makes the same rule)."""
-    assert proof.outputs(trace) == ["ts-ai"]
-    assert proof.translated(trace) == ["ip4.src=169.254.100.250"]
+    assert tracing.outputs(trace) == ["ts-ai"]
+    assert tracing.translated(trace) == ["ip4.src=169.254.100.250"]
 
 
 def test_the_routers_own_arp_request_is_not_the_packet() -> None:
-    assert proof.outputs(ARP) == []
-    assert proof.translated(ARP) == []
-    assert proof.outputs(ARP.replace("arp {", "ct_next(ct_state=est|trk) {\n    arp {") + "};\n") == []
+    assert tracing.outputs(ARP) == []
+    assert tracing.translated(ARP) == []
+    assert tracing.outputs(ARP.replace("arp {", "ct_next(ct_state=est|trk) {\n    arp {") + "};\n") == []

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from fabricgen.live_state.lab.programs import Programs
+from fabricgen.lab.programs import Programs
 
 NB, SB = "OVN_IC_Northbound", "OVN_IC_Southbound"
 RAFT_PORTS = {NB: 6647, SB: 6648}  # ovn-ctl's DB_IC_{NB,SB}_CLUSTER_LOCAL_PORT, start-ic-db.sh's gen_conn_str

@@ -13,7 +13,7 @@
 
 Nothing here writes a file; `fabricgen.output.new_file` does.
 
-May import: `fabricgen.live_text`, `fabricgen.live_state`, `fabricgen.pipeline`, `fabricgen.report`,
+May import: `fabricgen.judge`, `fabricgen.observe`, `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`,
 `fabricgen.validation`, `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`,
 `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

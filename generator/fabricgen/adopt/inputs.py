@@ -9,7 +9,7 @@ readers produce it:
   documents), and one `ovn-ic-sbctl show` (and `ovn-ic-nbctl get IC_NB_Global . options`);
 - `from_texts`, which `read_kubectl` calls once it has read the files: the format-independent
   part;
-- `from_status_capture`: the directory `fabricgen status --capture` writes (`live_state.capture`),
+- `from_status_capture`: the directory `fabricgen status --capture` writes (`observe.capture`),
   whose zones' `kubectl get -o json` outputs, `ovn-ic-sbctl show` output and IC northbound
   options it passes to `from_texts`; every check below applies to it unchanged, but that
   objects of kinds import does not read, which status reads for its own checks, are left out.
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fabricgen.errors import FabricgenError
-from fabricgen.live_state import capture as status_capture
-from fabricgen.live_state import icnb_options, icsb_show, ovsdb_rows
-from fabricgen.live_state import kube_objects as ko
+from fabricgen.observe import capture as status_capture
+from fabricgen.observe import icnb_options, icsb_show, ovsdb_rows
+from fabricgen.observe import kube_objects as ko
 from fabricgen.regular_file import NotRegularError, TooLargeError, read_regular
 from fabricgen.source.provenance import printable
 

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricgen.adopt.mapping import Imported
-from fabricgen.live_state import kube_objects as ko
+from fabricgen.judge import kube_compare
 from fabricgen.model import Fabric
+from fabricgen.observe import kube_objects as ko
 from fabricgen.pipeline import render_kubernetes
 
 IC_SB = "ovn-ic-sb"
@@ -52,7 +53,7 @@ class Entry:
     status: str
     reason: str
     origin: str | None = None
-    differences: tuple[ko.FieldDifference, ...] = ()
+    differences: tuple[kube_compare.FieldDifference, ...] = ()
     unexpressed: tuple[str, ...] = ()
     own: bool = False  # added, and one of fabricgen's own objects
 
@@ -111,7 +112,7 @@ def prove(imported: Imported, fabric: Fabric | None, source_name: str, *, valid:
                                          own=own is not None))
                     continue
                 seen.add((cluster, ident))
-                comparison = ko.compare(obj, use.obj.body, fields="all")
+                comparison = kube_compare.compare(obj, use.obj.body, fields="all")
                 if use.status == "conflict":
                     status = "conflict"
                 elif comparison.equal and not use.unexpressed:

@@ -3,7 +3,8 @@
 A command handles its arguments, picks the output format and returns the exit code; the
 work is done in the stage packages. Heavy imports stay inside `run`.
 
-May import: `fabricgen.adopt`, `fabricgen.scaffold`, `fabricgen.status`, `fabricgen.live_state`, `fabricgen.review`,
+May import: `fabricgen.adopt`, `fabricgen.scaffold`, `fabricgen.judge`, `fabricgen.lab`, `fabricgen.observe`,
+`fabricgen.review`,
 `fabricgen.delivery`, `fabricgen.output`, `fabricgen.report`, `fabricgen.pipeline`,
 `fabricgen.validation`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`,
 and the shared `errors`, `exit_codes`, `diagnostics`.

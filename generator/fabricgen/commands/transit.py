@@ -1,7 +1,7 @@
 """`fabricgen transit FABRIC [SHOW]`: compare transit addresses with `ovn-ic-sbctl show`.
 
 Reads `ovn-ic-sbctl show` (a file, or stdin) and reports where the fabric's
-`zones[].transitAddress` differs (see `fabricgen.live_state.transit`). Exit 3 when it
+`zones[].transitAddress` differs (see `fabricgen.judge.transit`). Exit 3 when it
 does; `--write` updates fabric.yaml in place, only if the result is still a valid fabric.
 """
 
@@ -14,15 +14,15 @@ from typing import TextIO
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
-from fabricgen.live_state import icsb_show
-from fabricgen.live_state import transit as tr
+from fabricgen.judge import transit as tr
+from fabricgen.observe import icsb_show
 from fabricgen.pipeline import load
 
 
 def run(*, fabric: Path, show: Path | None, fmt: str, write: bool, stdin: TextIO | None = None) -> int:
     fabric_model, source, _warnings = load(fabric)
     ts = tr.transit_switch(fabric_model)
-    text, show_name = tr.read_show(show, stdin if stdin is not None else sys.stdin)
+    text, show_name = icsb_show.read_show(show, stdin if stdin is not None else sys.stdin)
     parsed = icsb_show.parse(text, show_name)
     if not parsed.zones:
         raise FabricgenError(f"{show_name}: no availability zone in the input; "

@@ -1,0 +1,130 @@
+"""The values `fabricgen import` reads from live objects, each read as what the fabric can say
+or None (a name that is not a DNS-1123 label, a CIDR that is not IPv4): never guessed.
+
+The names and defaults of what Kube-OVN and SUSE Virtualization keep, too."""
+
+from __future__ import annotations
+
+import json
+import re
+from ipaddress import IPv4Address, IPv4Network
+from typing import Any
+
+from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
+from fabricgen.observe import kube_objects as ko
+from fabricgen.source.provenance import printable
+
+KUBE_SYSTEM = "kube-system"
+IC_CONFIG = ko.ObjectId("", "ConfigMap", KUBE_SYSTEM, "ovn-ic-config")
+NAT_GW_CONFIG = ko.ObjectId("", "ConfigMap", KUBE_SYSTEM, "ovn-vpc-nat-gw-config")
+CONFIGURATION = ko.ObjectId("kubeovn.io", "Configuration", KUBE_SYSTEM, "kubeovn")
+DEFAULT_VPC = "ovn-cluster"
+CANAL = ko.ObjectId("helm.cattle.io", "HelmChart", KUBE_SYSTEM, "rke2-canal")
+EXTERNAL_NETWORK = "ovn-vpc-external-network"
+HARVESTER_TYPE = "network.harvesterhci.io/type"
+HARVESTER_CLUSTER_NETWORK = "network.harvesterhci.io/clusternetwork"
+ALLOW_PRIORITY = 31000
+DEFAULTS = {"podCIDR": "10.54.0.0/16", "joinCIDR": "100.64.0.0/16", "serviceCIDR": "10.55.0.0/16"}
+LABEL = re.compile(DNS_LABEL)
+SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
+DNS_OPTION = re.compile(r"dns_server=\{([0-9.;]+)\}")  # matched whole (fullmatch)
+
+
+def label(value: Any) -> str | None:
+    return value if isinstance(value, str) and len(value) <= 63 and LABEL.fullmatch(value) else None
+
+
+def node_name(value: Any) -> str | None:
+    return value if isinstance(value, str) and len(value) <= 253 and SUBDOMAIN.fullmatch(value) else None
+
+
+def network(value: Any) -> IPv4Network | None:
+    """One IPv4 network in CIDR form without host bits, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return IPv4Network(value.strip(), strict=True)
+    except ValueError:
+        return None
+
+
+def address(value: Any) -> IPv4Address | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return IPv4Address(value.strip())
+    except ValueError:
+        return None
+
+
+def first_ipv4_network(value: Any) -> IPv4Network | None:
+    """The IPv4 network of a comma-separated dual-stack value such as `10.52.0.0/16,fd00::/56`."""
+    if not isinstance(value, str):
+        return None
+    return next((n for n in map(network, value.split(",")) if n is not None), None)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A mapping of the live object, or {} when it holds anything else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def spec(obj: ko.LiveObject) -> dict[str, Any]:
+    return as_dict(obj.body.get("spec"))
+
+
+def data(obj: ko.LiveObject) -> dict[str, Any]:
+    data = obj.body.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def labels(obj: ko.LiveObject) -> dict[str, Any]:
+    return as_dict(as_dict(obj.body.get("metadata")).get("labels"))
+
+
+def nad_config(nad: ko.LiveObject) -> dict[str, Any]:
+    try:
+        config = json.loads(str(spec(nad).get("config", "")))
+    except ValueError:
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def ovn_provider(provider: Any) -> tuple[str, str] | None:
+    """`<nad>.<namespace>.ovn` -> (nad, namespace): an attachment's provider (kube-ovn pkg/util IsOvnProvider)."""
+    if not isinstance(provider, str):
+        return None
+    parts = provider.split(".")
+    if len(parts) != 3 or parts[2] != "ovn" or not parts[0] or not parts[1]:
+        return None
+    return parts[0], parts[1]
+
+
+def shown(text: object) -> str:
+    """A live value as a comment shows it: one printable line."""
+    return printable(str(text))
+
+
+def port(value: Any, default: int) -> int:
+    number = integer(value)
+    return number if number is not None and 1 <= number <= 65535 else default
+
+
+def integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def interface_network(value: str) -> IPv4Network | None:
+    """A route's destination written as one address (Kube-OVN accepts an IP without a prefix)."""
+    single = address(value)
+    return IPv4Network(f"{single}/32") if single is not None else None
