@@ -7,6 +7,7 @@ removed, a transit address changed, ...) and runs `fabricgen diff --base HEAD~1`
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -107,6 +108,8 @@ def test_removed_tenant_vpc_and_subnet_warn_about_attached_vms(repo: Path, capsy
                "        subnets:\n          - {name: dev-app, cidr: 10.100.2.0/24}\n")
     text = edit(repo.read_text(), vpc_dev, "")
     text = edit(text, "          - {name: prod-web, cidr: 10.100.3.0/24}\n", "")
+    # the policy's web tier is the same addresses, no longer a subnet of the fabric
+    text = edit(text, "{tenantSubnet: {zone: hq, name: prod-web}}", "{cidr: 10.100.3.0/24}")
     commit(repo, text)
     code, out = diff(capsys, "markdown")
     assert code == 3
@@ -237,7 +240,9 @@ def many_zones(count: int, removed: str = "") -> str:
         start = text.index(f"  - name: {removed}\n")
         end = min(i for i in (text.find("\n  - name: ", start + 1), text.find("\n\n", start)) if i != -1)
         text = text[:start] + text[end + 1:]
-    tail_at = text.rindex("\n\n", 0, text.index("\ndelivery:")) + 1  # the zones list ends here
+    after_zones = re.compile(r"\n\n(?:#[^\n]*\n)*[a-z]").search(text, text.index("\nzones:\n"))
+    assert after_zones is not None
+    tail_at = after_zones.start() + 1  # the zones list ends here, before the next top-level key
     text, tail = text[:tail_at], text[tail_at:]
     for i in range(count):
         text += (f"  - name: site{i}\n    platform: kube-ovn\n    gatewayNodes: [site{i}-gw]\n"

@@ -112,6 +112,7 @@ class TenantMapping(ZoneMapping):
         namespaces = [n for n in lv.as_list(spec.get("namespaces")) if lv.label(n)]
         if namespaces:
             doc.add("namespaces", cy.Seq([cy.Item(n) for n in namespaces], flow=True))
+        self.subnet_filters(zone, subnet, doc)
         options = spec.get("dhcpV4Options")
         if options:
             match = lv.DNS_OPTION.fullmatch(str(options))
@@ -127,6 +128,33 @@ class TenantMapping(ZoneMapping):
         doc.flow = len(doc.entries) <= 4 and not any(isinstance(e.value, cy.Map) and e.value.entries
                                                      for e in doc.entries)
         return doc, cidr
+
+    def subnet_filters(self, zone: MappedZone, subnet: ko.LiveObject, doc: cy.Map) -> None:
+        """A tenant Subnet's `private`, `allowSubnets`, `acls` and `allowEWTraffic`, as written; an
+        ACL the fabric cannot hold (a direction, action or priority outside OVN's, a match OVN's
+        grammar refuses) is left out and named."""
+        spec = lv.spec(subnet)
+        if spec.get("private") is True:
+            doc.add("private", True)
+        allowed = [c for c in lv.as_list(spec.get("allowSubnets")) if lv.network(c) is not None]
+        for c in lv.as_list(spec.get("allowSubnets")):
+            if lv.network(c) is None:
+                self.unexpressed(zone.cluster, subnet.id, f"allowSubnets entry {shown(c)!r}: not one IPv4 network")
+        if allowed:
+            doc.add("allowSubnets", cy.Seq([cy.Item(str(c)) for c in allowed], flow=True))
+        acls = cy.Seq()
+        for entry in lv.as_list(spec.get("acls")):
+            acl = lv.subnet_acl(entry)
+            if acl is None:
+                self.unexpressed(zone.cluster, subnet.id, f"ACL {shown(json.dumps(entry, sort_keys=True))}: not a "
+                                 "direction, priority (0-32767), OVN match and action OVN accepts")
+                continue
+            acls.add(cy.Map(flow=True).add("direction", acl[0]).add("priority", acl[1]).add("match", acl[2])
+                     .add("action", acl[3]))
+        if acls.items:
+            doc.add("acls", acls)
+        if spec.get("allowEWTraffic") is True:
+            doc.add("allowEWTraffic", True)
 
     def peerings(self, zone: MappedZone, imported: Mapping[str, tuple[ko.LiveObject, list[IPv4Network]]]
                  ) -> dict[tuple[str, str], IPv4Network]:

@@ -9,6 +9,7 @@ from fabricgen.model.common import Label, Section
 from fabricgen.model.delivery import Delivery
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.ovn import OvnDeployment
+from fabricgen.model.policy import Policy
 from fabricgen.model.zone import Zone
 
 API_VERSION = "fabricgen.io/v1alpha1"
@@ -37,5 +38,7 @@ class Fabric(Section):
     """Kube-OVN clusters joined by OVN-IC. May be empty in a platform-only fabric."""
     ovn_deployments: list[OvnDeployment] = []
     """OVN NB/SB pairs with their chassis and consumers (CloudStack, OpenStack, Kubernetes)."""
+    policy: Policy = Policy.model_construct()
+    """Who may talk to whom, across every platform of the fabric."""
     delivery: Delivery | None = None
     """The repository Argo CD and Flux read; with it, fabricgen also writes their objects."""

@@ -6,6 +6,7 @@ from pydantic import Field, model_validator
 
 from fabricgen.model.common import Address, Label, Network, Section, Subdomain, SubnetCIDR
 from fabricgen.model.nat_gateway import NatGateway
+from fabricgen.model.policy import SubnetAcl
 
 
 class TenantNetwork(Section):
@@ -40,6 +41,16 @@ class TenantSubnet(Section):
     dns_servers: list[Address] = Field(default=[], max_length=8)
     """DNS servers DHCP hands out (`dhcpV4Options: dns_server={a;b}`), for VMs behind a NAT
     gateway, as SUSE Virtualization's NAT guide asks. Needs `dhcp: true`."""
+    acls: list[SubnetAcl] = Field(default=[], max_length=1000)
+    """`acls` on the Subnet, as written in a running cluster: OVN ACLs Kube-OVN puts on the subnet's
+    switch. Prefer the fabric's `policy`, which renders these for you and proves them with packets."""
+    private: bool = False
+    """`private` on the Subnet: traffic into it from other subnets is dropped (Kube-OVN's drop at
+    1000), but from `allowSubnets`, its own range and the nodes."""
+    allow_subnets: list[Network] = Field(default=[], max_length=100)
+    """`allowSubnets` on the Subnet: the ranges a private subnet accepts traffic from."""
+    allow_ew_traffic: bool = Field(default=False, alias="allowEWTraffic")
+    """`allowEWTraffic` on the Subnet: with `acls`, traffic inside the subnet is allowed at 1900."""
     namespaces: list[Label] = []
     """`namespaces` on the Subnet: the namespaces whose pods take their addresses from it. Each
     must be one of its VPC's `namespaces`: Kube-OVN refuses the Subnet otherwise ("namespace ...

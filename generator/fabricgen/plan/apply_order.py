@@ -90,6 +90,9 @@ RULES: tuple[Rule, ...] = (
     Rule("NetworkAttachmentDefinition", None, (
         Ref("Namespace", path=("metadata", "namespace"), optional=True, same_stage=True),
     ), "the API server admits no object into a namespace that does not exist (NamespaceLifecycle)"),
+    Rule("NetworkPolicy", None, (
+        Ref("Namespace", path=("metadata", "namespace"), optional=True, same_stage=True),
+    ), "the API server admits no object into a namespace that does not exist (NamespaceLifecycle)"),
     Rule("Vlan", None, (Ref("ProviderNetwork", path=("spec", "provider")),),
          "Kube-OVN's vlan controller binds the VLAN to its provider network"),
     Rule("Subnet", None, (
@@ -129,7 +132,7 @@ PREINSTALLED: frozenset[Identity] = frozenset({
 KINDS_RENDERED: tuple[str, ...] = (
     "Namespace", "Configuration", "ConfigMap", "Deployment", "Service", "Endpoints", "Vpc",
     "NetworkAttachmentDefinition", "ProviderNetwork", "Vlan", "Subnet", "VpcNatGateway",
-    "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule",
+    "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "NetworkPolicy",
 )
 """Every kind a renderer writes; a kind without a rule needs nothing."""
 

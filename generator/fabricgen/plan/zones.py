@@ -6,7 +6,7 @@ Renderers read the plan, never the raw model defaults, so a derived value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.model import Fabric
@@ -14,6 +14,7 @@ from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
 from fabricgen.plan.joins import DeploymentJoin, build_joins
+from fabricgen.plan.policy import PolicyPlan, build_policy
 from fabricgen.plan.routes import Route, destinations, routes_from
 from fabricgen.source.provenance import printable
 
@@ -66,6 +67,7 @@ class Plan:
     source_name: str  # the fabric as generated files name it (fabricgen.source.provenance), printable
     zones: tuple[ZonePlan, ...]
     joins: tuple[DeploymentJoin, ...] = ()  # OVN deployments joined to the interconnection
+    policy: PolicyPlan = field(default_factory=PolicyPlan)  # who may talk to whom, resolved
 
     @property
     def site(self) -> str:
@@ -137,4 +139,4 @@ def build_plan(fabric: Fabric, source_name: str) -> Plan:
             )
         )
     return Plan(fabric=fabric, source_name=printable(source_name), zones=tuple(plans),
-                joins=build_joins(fabric, targets))
+                joins=build_joins(fabric, targets), policy=build_policy(fabric))

@@ -25,6 +25,8 @@ from fabricgen.render import (
     ovn_controller,
     ovn_ic_join,
     ovnk8s,
+    policy_neutron,
+    policy_ovnk8s,
     tenants,
 )
 from fabricgen.render.artifacts import Renderer
@@ -46,6 +48,8 @@ RENDERERS: dict[str, Renderer] = {
     "cloudstack-agent": cloudstack.render,
     "neutron-ml2": neutron.render,
     "ovn-kubernetes": ovnk8s.render,
+    "policy-ovn-kubernetes": policy_ovnk8s.render,
+    "policy-neutron": policy_neutron.render,
 }
 
 # The renderers whose output is text files only (host scripts, netplan, INI, properties):
@@ -61,6 +65,7 @@ TEXT_ONLY = frozenset({
     "host-bgp",
     "cloudstack-agent",
     "neutron-ml2",
+    "policy-neutron",
 })
 
 __all__ = ["RENDERERS", "TEXT_ONLY"]

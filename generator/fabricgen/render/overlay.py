@@ -12,6 +12,7 @@ from ipaddress import IPv4Address, IPv4Network
 from fabricgen.plan.zones import DEFAULT_VPC, Plan, provider
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
+from fabricgen.render.policy_kubeovn import subnet_acls
 
 SERVER_SOCKET = "/run/openvswitch/kube-ovn-daemon.sock"
 
@@ -54,6 +55,10 @@ def subnet(
     nat_outgoing: bool,
     namespaces: list[str] | None = None,
     dns_servers: list[str] | None = None,
+    acls: list[dict[str, object]] | None = None,
+    private: bool = False,
+    allow_subnets: list[str] | None = None,
+    allow_ew_traffic: bool = False,
 ) -> KubeObject:
     spec: dict[str, object] = {
         "vpc": vpc,
@@ -70,6 +75,14 @@ def subnet(
         spec["dhcpV4Options"] = f"dns_server={{{';'.join(dns_servers)}}}"
     if namespaces:
         spec["namespaces"] = namespaces
+    if private:
+        spec["private"] = True
+    if allow_subnets:
+        spec["allowSubnets"] = allow_subnets
+    if acls:
+        spec["acls"] = acls
+    if allow_ew_traffic:
+        spec["allowEWTraffic"] = True
     return {
         "apiVersion": "kubeovn.io/v1",
         "kind": "Subnet",
@@ -95,6 +108,7 @@ def render(plan: Plan) -> list[Artifact]:
                 gateway=zone.backbone_gateway,
                 dhcp=backbone.dhcp,
                 nat_outgoing=backbone.nat_outgoing,
+                acls=subnet_acls(plan, zone, None),
             ),
         )
         out.append(Manifest(zone.name, "backbone.yaml", objects))

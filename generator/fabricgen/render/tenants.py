@@ -14,6 +14,7 @@ from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.default_vpc import static_route
 from fabricgen.render.overlay import nad, subnet
+from fabricgen.render.policy_kubeovn import subnet_acls
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
@@ -59,6 +60,10 @@ def tenant_objects(plan: Plan, zone: ZonePlan) -> list[KubeObject]:
                     nat_outgoing=sub.nat_outgoing,
                     dns_servers=[str(d) for d in sub.dns_servers],
                     namespaces=list(sub.namespaces),
+                    acls=[a.model_dump(by_alias=True) for a in sub.acls] + subnet_acls(plan, zone, sub.name),
+                    private=sub.private,
+                    allow_subnets=[str(c) for c in sub.allow_subnets],
+                    allow_ew_traffic=sub.allow_ew_traffic,
                 )
             )
     return objects

@@ -28,6 +28,7 @@ from typing import Any
 from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
 from fabricgen.pipeline import Build
+from fabricgen.review.policy_changes import policy_notes
 from fabricgen.serialise.manifest_yaml import dump
 
 COMMENT_LIMIT = 65536  # GitHub rejects comments over 65,536 characters
@@ -396,7 +397,9 @@ def review(base: Build | None, head: Build, fabric: str = "FABRIC") -> Review:
         return Review((), ())
     from_fabrics = fabric_cautions(base.plan.fabric if base else None, head.plan.fabric, fabric)
     covered = frozenset(z for c in from_fabrics if c.ic_config for z in c.zones)
-    return Review(tuple(items), tuple(from_fabrics + cautions(items, fabric, covered, _kube_ovn(head.plan.fabric))))
+    policy = [Caution(zones, text, names_zones=not zones) for zones, text in policy_notes(base, head)]
+    return Review(tuple(items), tuple(from_fabrics + policy + cautions(items, fabric, covered,
+                                                                       _kube_ovn(head.plan.fabric))))
 
 
 # ------------------------------------------------------------------ output

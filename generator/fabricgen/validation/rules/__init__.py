@@ -5,7 +5,7 @@ the first problem; the pipeline runs all of them and reports everything at once.
 Codes: FG0xx loading and schema, FG1xx interconnection, FG2xx addressing,
 FG3xx routing, FG4xx tenant VPCs, FG5xx OVN deployments and hosts, FG6xx the
 platforms using a deployment, FG7xx deployments joined to the interconnection, FG8xx
-the Argo CD and Flux delivery objects; later families extend the list.
+the Argo CD and Flux delivery objects, FG9xx the policy; later families extend the list.
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ from fabricgen.validation.rules import (  # noqa: E402
     deployments,
     interconnect,
     nat_gateways,
+    policy,
     routing,
     tenancy,
 )
 
 __all__ = ["RULES", "Rule", "addressing", "catalogue", "consumers", "delivery", "deployment_interconnect",
-           "deployments", "interconnect", "nat_gateways", "routing", "rule", "run", "tenancy"]
+           "deployments", "interconnect", "nat_gateways", "policy", "routing", "rule", "run", "tenancy"]

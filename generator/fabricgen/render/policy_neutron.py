@@ -1,0 +1,87 @@
+"""The policy on OpenStack: a Neutron security group per protected group, as an Ansible playbook of
+the OpenStack Ansible SIG's `openstack.cloud` collection (`security_group` with
+`security_group_rules`).
+
+Why this form: Neutron ML2/OVN turns a security group into its own port group and ACLs
+(`pg_<id>`, rules at 1002, `neutron_pg_drop` at 1001: openstack/neutron
+`neutron/common/ovn/constants.py`, `neutron/common/ovn/acl.py`), and its `ovn_db_sync` repairs
+rows it did not write, so fabricgen writes the group, never the rows. The collection's module
+runs against the Neutron API with nothing else installed in the cloud; it brings the group's
+rules to the listed set, adding the missing ones before it removes the rest, so an update never
+leaves the group without its rules (Heat's `OS::Neutron::SecurityGroup` replaces every rule on
+an update, a window without protection). Apply with `ansible-playbook security-groups.yml`
+where `clouds.yaml` names the cloud as the consumer is named.
+
+A security group admits nothing by itself: each rule lets one source range in on its protocol
+and ports (`remote_ip_prefix`), the group's own ports in by `remote_group`, and every egress out,
+as Neutron's default groups do. Attach the group to the VMs' ports; fabricgen does not know them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fabricgen.plan.policy import NEUTRON, Allowed
+from fabricgen.plan.zones import Plan
+from fabricgen.render.artifacts import Artifact, TextFile
+from fabricgen.render.header import header
+from fabricgen.render.host_tree import platform_dir
+from fabricgen.serialise import manifest_yaml
+
+FILENAME = "security-groups.yml"
+GROUP_PREFIX = "fabricgen-"
+
+
+def _rule(rule: Allowed | None, remote: dict[str, str], ports: tuple[int, int] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"direction": "ingress", "ethertype": "IPv4"}
+    if rule is not None and rule.protocol != "any":
+        out["protocol"] = rule.protocol
+    if ports is not None:
+        out["port_range_min"], out["port_range_max"] = ports
+    return {**out, **remote}
+
+
+def group_rules(plan: Plan, group: str) -> list[dict[str, Any]]:
+    policy = plan.policy
+    rules = [_rule(None, {"remote_group": GROUP_PREFIX + group}, None)]
+    rules += [_rule(None, {"remote_ip_prefix": str(c)}, None) for c in policy.cidrs(group)]
+    for allowed in policy.into(group):
+        ranges: list[tuple[int, int] | None] = list(allowed.ports) or [None]
+        rules += [_rule(allowed, {"remote_ip_prefix": str(c)}, r) for c in policy.cidrs(allowed.source) for r in ranges]
+    rules.append({"direction": "egress", "ethertype": "IPv4"})
+    unique: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        unique.setdefault(repr(sorted(rule.items())), rule)
+    return list(unique.values())
+
+
+def playbook(plan: Plan, cloud: str, groups: list[str]) -> list[dict[str, Any]]:
+    tasks = [{
+        "name": f"security group {GROUP_PREFIX}{group}",
+        "openstack.cloud.security_group": {
+            "cloud": cloud,
+            "name": GROUP_PREFIX + group,
+            "description": f"fabricgen policy group {group}",
+            "state": "present",
+            "security_group_rules": group_rules(plan, group),
+        },
+    } for group in groups]
+    return [{"name": f"fabricgen policy for OpenStack cloud {cloud}", "hosts": "localhost",
+             "gather_facts": False, "tasks": tasks}]
+
+
+def render(plan: Plan) -> list[Artifact]:
+    by_cloud: dict[str, list[str]] = {}
+    for member in plan.policy.enforced_by(NEUTRON):
+        assert member.cloud is not None
+        groups = by_cloud.setdefault(member.cloud, [])
+        if member.group not in groups:
+            groups.append(member.group)
+    out: list[Artifact] = []
+    for deployment in plan.fabric.ovn_deployments:
+        for consumer in deployment.consumers:
+            if consumer.platform == "openstack" and consumer.name in by_cloud:
+                text = header(plan) + "---\n" + manifest_yaml.dump(playbook(plan, consumer.name,
+                                                                           by_cloud[consumer.name]))
+                out.append(TextFile(platform_dir(deployment.name, "openstack", consumer.name) / FILENAME, text))
+    return out

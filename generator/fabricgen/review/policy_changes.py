@@ -1,0 +1,78 @@
+"""Policy changes as a reviewer reads them: which flows a change allows or stops allowing, which
+groups it opens or widens, and where applying it leaves traffic unfiltered for a moment."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+
+from fabricgen.pipeline import Build
+
+Note = tuple[tuple[str, ...], str]  # the zones it concerns (none: the text names them), the text
+
+
+def _flows(build: Build | None) -> dict[str, str]:
+    """Each rule as `source → target protocol/ports`, by that text."""
+    if build is None:
+        return {}
+    return {r.describe(): r.name for r in build.plan.policy.rules}
+
+
+def _reach(build: Build | None) -> dict[str, tuple[list[IPv4Network], set[str]]]:
+    """Per group, the ranges its members cover and the pods it selects that have no range."""
+    if build is None:
+        return {}
+    out: dict[str, tuple[list[IPv4Network], set[str]]] = {}
+    for group, members in build.plan.policy.groups.items():
+        ranges = [e.cidr for e in members if e.cidr is not None]
+        pods = {f"pods {e.cluster}/{e.namespace} {dict(e.pod_selector)}" for e in members if e.cidr is None}
+        out[group] = (ranges, pods)
+    return out
+
+
+def _wider(old: tuple[list[IPv4Network], set[str]], new: tuple[list[IPv4Network], set[str]]) -> list[str]:
+    """What `new` reaches that `old` did not: ranges outside every old range, pods newly selected."""
+    ranges = [str(n) for n in new[0] if not any(n.subnet_of(o) for o in old[0])]
+    return ranges + sorted(new[1] - old[1])
+
+
+def _kube_ovn_subnets(build: Build | None) -> dict[tuple[str, str], object]:
+    """The ACLs fabricgen renders on each Kube-OVN Subnet, by (zone, Subnet name)."""
+    if build is None:
+        return {}
+    found: dict[tuple[str, str], object] = {}
+    for directory in build.manifests:
+        for obj in build.objects(directory):
+            if obj["kind"] == "Subnet" and "acls" in obj.get("spec", {}):
+                found[(directory.split("/")[0], obj["metadata"]["name"])] = obj["spec"]["acls"]
+    return found
+
+
+def policy_notes(base: Build | None, head: Build) -> list[Note]:
+    notes: list[Note] = []
+    before, after = _flows(base), _flows(head)
+    added = [f for f in after if f not in before]
+    removed = [f for f in before if f not in after]
+    if added:
+        notes.append(((), "policy: now allowed: " + "; ".join(added)))
+    if removed:
+        notes.append(((), "policy: no longer allowed: " + "; ".join(removed) + ": connections that use "
+                       "them are dropped once this syncs"))
+    old_protected = base.plan.policy.protected if base is not None else frozenset()
+    opened = sorted(old_protected - head.plan.policy.protected)
+    if opened:
+        notes.append(((), f"policy: {', '.join(opened)} lose defaultDeny: everything reaches them once this "
+                       "syncs"))
+    old_reach, new_reach = _reach(base), _reach(head)
+    wider = [f"{g} (+{', '.join(more)})" for g in new_reach if g in old_reach
+             if (more := _wider(old_reach[g], new_reach[g]))]
+    if wider:
+        notes.append(((), "policy: groups widen, and every rule from them reaches further: " + "; ".join(wider)))
+    old_acls, new_acls = _kube_ovn_subnets(base), _kube_ovn_subnets(head)
+    touched = sorted(k for k in old_acls.keys() | new_acls.keys() if old_acls.get(k) != new_acls.get(k))
+    if touched and base is not None:
+        notes.append((tuple(dict.fromkeys(z for z, _ in touched)), (
+            "the acls of Subnets " + ", ".join(f"{z}/{s}" for z, s in touched) + " change: Kube-OVN deletes every "
+            "ACL of a subnet's switch, then writes the new ones in a second transaction (kubeovn/kube-ovn "
+            "pkg/controller/subnet.go handleAddOrUpdateSubnet), so traffic into them is unfiltered for a moment "
+            "while this syncs; sync in a quiet window")))
+    return notes

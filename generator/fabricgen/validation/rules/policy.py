@@ -1,0 +1,274 @@
+"""Rules on the policy (who may talk to whom) and on the raw ACL fields of tenant subnets."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+
+from fabricgen.diagnostics import Finding, Severity
+from fabricgen.model import Fabric, acl_match
+from fabricgen.model.consumers import KubernetesCluster, OpenStackCloud
+from fabricgen.model.policy import Member
+from fabricgen.plan.policy import port_range, rule_name
+from fabricgen.validation.rules import rule
+
+_MEMBER_PLATFORM = {"tenant_subnet": "kube-ovn", "backbone": "kube-ovn", "namespace": "ovn-kubernetes",
+                    "openstack": "neutron", "cidr": "outside"}
+
+
+def _kind(member: Member) -> str:
+    return next(k for k in _MEMBER_PLATFORM if getattr(member, k) is not None)
+
+
+def _where(member: Member) -> tuple[str, str | None]:
+    """(platform, the cluster or zone it lives in) of a member."""
+    kind = _kind(member)
+    if member.tenant_subnet is not None:
+        return "kube-ovn", member.tenant_subnet.zone
+    if member.backbone is not None:
+        return "kube-ovn", member.backbone
+    if member.namespace is not None:
+        return "ovn-kubernetes", member.namespace.cluster
+    if member.openstack is not None:
+        return "neutron", member.openstack.cloud
+    return _MEMBER_PLATFORM[kind], None
+
+
+def _consumers(fabric: Fabric) -> dict[str, object]:
+    return {c.name: c for d in fabric.ovn_deployments for c in d.consumers}
+
+
+@rule("FG901", "policy-unknown-name",
+      "A policy group or rule names a group, zone, subnet, cluster or cloud the fabric does not have.")
+def unknown_names(fabric: Fabric) -> Iterator[Finding]:
+    policy = fabric.policy
+    zones = {z.name: z for z in fabric.zones}
+    consumers = _consumers(fabric)
+    seen: set[str] = set()
+    for g, group in enumerate(policy.groups):
+        if group.name in seen:
+            yield Finding("FG901", ("policy", "groups", g, "name"),
+                          f"group {group.name!r} is declared twice; give each group one entry")
+        seen.add(group.name)
+        for m, member in enumerate(group.members):
+            at = ("policy", "groups", g, "members", m)
+            if member.tenant_subnet is not None:
+                ref = member.tenant_subnet
+                zone = zones.get(ref.zone)
+                if zone is None:
+                    yield Finding("FG901", (*at, "tenantSubnet", "zone"), f"no zone {ref.zone!r} in the fabric")
+                elif not any(s.name == ref.name for v in zone.vpcs for s in v.subnets):
+                    yield Finding("FG901", (*at, "tenantSubnet", "name"),
+                                  f"zone {ref.zone} has no tenant subnet {ref.name!r}")
+            elif member.backbone is not None and member.backbone not in zones:
+                yield Finding("FG901", (*at, "backbone"), f"no zone {member.backbone!r} in the fabric")
+            elif member.namespace is not None and \
+                    not isinstance(consumers.get(member.namespace.cluster), KubernetesCluster):
+                yield Finding("FG901", (*at, "namespace", "cluster"),
+                              f"no Kubernetes consumer {member.namespace.cluster!r} in the fabric's OVN deployments")
+            elif member.openstack is not None and not isinstance(consumers.get(member.openstack.cloud), OpenStackCloud):
+                yield Finding("FG901", (*at, "openstack", "cloud"),
+                              f"no OpenStack consumer {member.openstack.cloud!r} in the fabric's OVN deployments")
+    for r, item in enumerate(policy.rules):
+        for key, name in (("from", item.from_), ("to", item.to)):
+            if name not in seen:
+                yield Finding("FG901", ("policy", "rules", r, key),
+                              f"no group {name!r}; the groups are: {', '.join(sorted(seen)) or 'none'}")
+
+
+@rule("FG902", "policy-rule-changes-nothing",
+      "A rule leads into a group that is open (no defaultDeny) or stays inside one group: it allows nothing new.")
+def rule_changes_nothing(fabric: Fabric) -> Iterator[Finding]:
+    groups = {g.name: g for g in fabric.policy.groups}
+    for r, item in enumerate(fabric.policy.rules):
+        target = groups.get(item.to)
+        if item.from_ == item.to:
+            yield Finding("FG902", ("policy", "rules", r, "to"),
+                          f"a group's own members always reach each other; drop the rule {rule_name(item)}")
+        elif target is not None and not target.default_deny:
+            yield Finding("FG902", ("policy", "rules", r, "to"),
+                          f"group {item.to} has no defaultDeny, so everything already reaches it; set "
+                          f"defaultDeny: true on group {item.to} to make this rule the only way in, or drop the rule")
+
+
+@rule("FG903", "policy-ports", "A rule's ports are out of range, reversed, or given for a protocol without ports.")
+def rule_ports(fabric: Fabric) -> Iterator[Finding]:
+    for r, item in enumerate(fabric.policy.rules):
+        if item.ports and item.protocol in ("icmp", "any"):
+            yield Finding("FG903", ("policy", "rules", r, "ports"),
+                          f"protocol {item.protocol} has no ports; drop ports, or name tcp, udp or sctp")
+            continue
+        for p, text in enumerate(item.ports):
+            first, last = port_range(text)
+            if not 1 <= first <= last <= 65535:
+                yield Finding("FG903", ("policy", "rules", r, "ports", p),
+                              f"{text!r} is not a port or a range FIRST-LAST of ports 1-65535")
+
+
+@rule("FG904", "policy-unenforceable",
+      "A protected group has a member nothing of the fabric filters traffic into, or a rule a platform cannot say.")
+def unenforceable(fabric: Fabric) -> Iterator[Finding]:
+    groups = {g.name: g for g in fabric.policy.groups}
+    for g, group in enumerate(fabric.policy.groups):
+        if not group.default_deny:
+            continue
+        for m, member in enumerate(group.members):
+            if member.cidr is not None:
+                yield Finding("FG904", ("policy", "groups", g, "members", m, "cidr"),
+                              f"nothing of the fabric filters traffic into {member.cidr}, so group {group.name}'s "
+                              "defaultDeny cannot hold for it; move the range to a group without defaultDeny, "
+                              "used as a source")
+    for r, item in enumerate(fabric.policy.rules):
+        target = groups.get(item.to)
+        if target is None or item.protocol != "icmp":
+            continue
+        if any(m.namespace is not None for m in target.members):
+            yield Finding("FG904", ("policy", "rules", r, "protocol"),
+                          f"group {item.to} has pods of OVN-Kubernetes, whose NetworkPolicy ports are TCP, UDP or "
+                          "SCTP only (networking.k8s.io/v1): ICMP alone cannot be allowed there; use protocol any")
+
+
+@rule("FG905", "policy-source-without-address",
+      "Pods that another platform or cluster must name by address have no cidr.")
+def source_without_address(fabric: Fabric) -> Iterator[Finding]:
+    groups = {g.name: (g_index, g) for g_index, g in enumerate(fabric.policy.groups)}
+
+    def check(source: str, target: str) -> Iterator[Finding]:
+        if source not in groups or target not in groups:
+            return
+        s_index, s_group = groups[source]
+        targets = {_where(m) for m in groups[target][1].members}
+        for m, member in enumerate(s_group.members):
+            ns = member.namespace
+            if ns is None or ns.cidr is not None:
+                continue
+            if any(where != ("ovn-kubernetes", ns.cluster) for where in targets):
+                yield Finding("FG905", ("policy", "groups", s_index, "members", m, "namespace"),
+                              f"namespace {ns.name} of cluster {ns.cluster} reaches group {target}, which other "
+                              "platforms or clusters filter by address, and pods have none fixed; give cidr: "
+                              "the range this namespace's pods take their addresses from")
+
+    for g in fabric.policy.groups:
+        if g.default_deny:
+            yield from check(g.name, g.name)
+    for item in fabric.policy.rules:
+        if item.from_ != item.to:
+            yield from check(item.from_, item.to)
+
+
+@rule("FG906", "policy-shadowed-rule", "A rule allows nothing the rules before it do not already allow.")
+def shadowed(fabric: Fabric) -> Iterator[Finding]:
+    # per (from, to, protocol): whether every port is allowed already, and the allowed port ranges
+    # merged and sorted, so that 10,000 rules take one pass (a containment test is a bisection)
+    every: set[tuple[str, str, str]] = set()
+    ranges: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
+    for r, item in enumerate(fabric.policy.rules):
+        key = (item.from_, item.to, item.protocol)
+        wanted = [port_range(p) for p in item.ports]
+        if (item.from_, item.to, "any") in every or key in every or \
+                (wanted and all(_within(ranges.get(key, []), a, b) for a, b in wanted)):
+            yield Finding("FG906", ("policy", "rules", r),
+                          f"the rules before it already allow all of {rule_name(item)}; drop this one",
+                          Severity.WARNING)
+        if not wanted:
+            every.add(key)
+        else:
+            ranges[key] = _merged(ranges.get(key, []) + wanted)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _within(ranges: list[tuple[int, int]], a: int, b: int) -> bool:
+    i = bisect.bisect_right(ranges, (a, 65536)) - 1
+    return i >= 0 and ranges[i][0] <= a and b <= ranges[i][1]
+
+
+@rule("FG907", "policy-member-protected-twice",
+      "One endpoint is in two groups with defaultDeny, whose default denies would each drop the other's way in.")
+def protected_twice(fabric: Fabric) -> Iterator[Finding]:
+    first: dict[str, str] = {}
+    for g, group in enumerate(fabric.policy.groups):
+        if not group.default_deny:
+            continue
+        for m, member in enumerate(group.members):
+            key = member.model_dump_json(exclude_none=True)
+            if key in first and first[key] != group.name:
+                yield Finding("FG907", ("policy", "groups", g, "members", m),
+                              f"this member is already in group {first[key]}, which has defaultDeny too; put it in "
+                              "one protected group, and let rules name that group")
+            first.setdefault(key, group.name)
+
+
+@rule("FG908", "subnet-acls-and-policy",
+      "A tenant subnet both carries its own acls or private and belongs to a protected policy group.")
+def acls_and_policy(fabric: Fabric) -> Iterator[Finding]:
+    protected = {(m.tenant_subnet.zone, m.tenant_subnet.name): g.name for g in fabric.policy.groups
+                 if g.default_deny for m in g.members if m.tenant_subnet is not None}
+    for i, zone in enumerate(fabric.zones):
+        for v, vpc in enumerate(zone.vpcs):
+            for s, sub in enumerate(vpc.subnets):
+                group = protected.get((zone.name, sub.name))
+                if group is not None and (sub.acls or sub.private):
+                    field = "acls" if sub.acls else "private"
+                    yield Finding("FG908", ("zones", i, "vpcs", v, "subnets", s, field),
+                                  f"subnet {sub.name} is in group {group}, whose policy fabricgen renders as this "
+                                  f"Subnet's acls; Kube-OVN keeps one set per subnet: drop {field} here and say it "
+                                  "in the policy's rules")
+
+
+@rule("FG909", "subnet-acl-fields",
+      "A tenant subnet's raw ACL fields repeat an ACL, name a field OVN does not know, or do nothing.")
+def acl_fields(fabric: Fabric) -> Iterator[Finding]:
+    for i, zone in enumerate(fabric.zones):
+        for v, vpc in enumerate(zone.vpcs):
+            for s, sub in enumerate(vpc.subnets):
+                at = ("zones", i, "vpcs", v, "subnets", s)
+                seen: set[tuple[str, int, str]] = set()
+                for a, acl in enumerate(sub.acls):
+                    key = (acl.direction, acl.priority, acl.match)
+                    if key in seen:
+                        yield Finding("FG909", (*at, "acls", a),
+                                      "the same direction, priority and match as an earlier ACL: Kube-OVN writes "
+                                      "one of them (pkg/ovs/ovn-nb-acl.go newACL); drop one")
+                    seen.add(key)
+                    unknown = acl_match.unknown_fields(acl_match.parse(acl.match))
+                    if unknown:
+                        yield Finding("FG909", (*at, "acls", a, "match"),
+                                      f"{', '.join(unknown)}: not a field of OVN 25.03 (lib/logical-fields.c); "
+                                      "ovn-controller drops a flow it cannot parse, so this ACL would do nothing",
+                                      Severity.WARNING)
+                if sub.allow_subnets and not sub.private:
+                    yield Finding("FG909", (*at, "allowSubnets"),
+                                  "Kube-OVN reads allowSubnets only on a private subnet (pkg/controller/subnet.go); "
+                                  "set private: true or drop allowSubnets", Severity.WARNING)
+                if sub.allow_ew_traffic and not sub.acls:
+                    yield Finding("FG909", (*at, "allowEWTraffic"),
+                                  "Kube-OVN adds the allowEWTraffic ACLs only beside acls (pkg/ovs/ovn-nb-acl.go "
+                                  "UpdateLogicalSwitchACL returns early without them); add acls or drop it",
+                                  Severity.WARNING)
+
+
+@rule("FG910", "policy-acl-owners",
+      "A policy platform shares its northbound database with a controller that deletes or moves the other's ACLs.")
+def acl_owners(fabric: Fabric) -> Iterator[Finding]:
+    if not fabric.policy.groups:
+        return
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        kinds = {c.platform for c in deployment.consumers}
+        for c, consumer in enumerate(deployment.consumers):
+            if isinstance(consumer, KubernetesCluster) and "openstack" in kinds and \
+                    tuple(int(x) for x in consumer.version[1:].split(".")) < (1, 1, 0):
+                yield Finding("FG910", ("ovnDeployments", d, "consumers", c, "version"),
+                              f"OVN-Kubernetes {consumer.version} shares this northbound database with Neutron and "
+                              "at every start removes each ACL without its owner tag and moves tier-0 ACLs to tier "
+                              "2 (go-controller ACLSyncer, removed in v1.1.0 by commit 7c75baeaf): Neutron's "
+                              "security groups would be emptied; run v1.1.0 or later, or give each platform its "
+                              "own deployment joined by OVN-IC")

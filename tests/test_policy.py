@@ -1,0 +1,310 @@
+"""One policy for pods and VMs: fabric.yaml's `policy` and the raw ACL fields of tenant subnets,
+validated with located errors, and rendered as each platform's own objects.
+
+The readers: OVN's match grammar (`fabricgen.model.acl_match`, after ovn-org/ovn `lib/expr.c`
+and `lib/lex.c` v25.03.0), Kube-OVN's Subnet CRD (tests/crds) and Kubernetes' NetworkPolicy
+schema (tests/test_k8s_schemas.py validates every rendered object), the apply-order replay
+(tests/test_apply_order.py), and the import round trip (tests/test_import.py, whose lab capture
+holds the Subnets' acls as Kube-OVN stores them).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO, build_file, build_text, diagnostic_lines, edit
+from fabricgen.model import acl_match
+from fabricgen.render import policy_kubeovn
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+OSK = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
+NAME = "sites/lab/fabric.yaml"
+
+
+def subnet(build: Any, zone: str, name: str) -> dict[str, Any]:
+    return next(o for o in build.objects(zone) if o["kind"] == "Subnet" and o["metadata"]["name"] == name)
+
+
+# ---------------------------------------------------------------- OVN's match grammar
+@pytest.mark.parametrize("text", [
+    "ip4.src == 10.0.0.0/24 && tcp.dst == 5432",
+    "ip4.dst == {10.1.0.0/16, 10.2.0.0/16,} && 8000 <= tcp.dst <= 8080",
+    "outport == @ovn.sg.web && ip",
+    "inport == \"vm-1\" && eth.src == 00:11:22:33:44:55",
+    "ip6.src == fe80::1/64 || ip6.dst == ::1",
+    "!(ip4.src == $as_ip4) && (tcp || udp)",
+    "reg0[0..3] == 1 && ct.est && !ct.rel",
+    "ip4.src == 10.0.0.0/255.255.0.0",
+])
+def test_ovn_accepts_these_matches(text: str) -> None:
+    acl_match.parse(text)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("", "the match is empty"),
+    ("ip4.src == ", "a constant (an integer, an address, a string, $address_set or @port_group) expected, the end"),
+    ("(ip4", "')' expected, the end found"),
+    ("ip4.src == 1.2.3.4 && ip || tcp", "&& and || must be parenthesized when used together"),
+    ("ip4.src == 1.2.3.4; drop", "';' does not begin a token"),
+    ("ip\n- direction: to-lport", "at character 4: '-' does not begin a token"),
+    ("ip4.src == \"unterminated", "'\"' does not begin a token"),
+    ("1 < tcp.dst > 5", "a range's two comparisons must point the same way"),
+    ("ip4.dst == 10.0.0.1 ip", "'&&', '||' or the end of the match expected, 'ip' found"),
+    ("x" * 5000, "at most 4096"),
+])
+def test_ovn_refuses_these_matches(text: str, why: str) -> None:
+    with pytest.raises(acl_match.MatchError, match=re.escape(why)):
+        acl_match.parse(text)
+
+
+def test_unknown_fields_are_named() -> None:
+    assert acl_match.unknown_fields(acl_match.parse("ip4.src == 1.1.1.1 && tcp.dport == 5 && xxreg0 == 1")) == \
+        ["tcp.dport"]
+
+
+# ---------------------------------------------------------------- rendering
+def test_the_lab_tiers_become_subnet_acls() -> None:
+    """prod-db admits its own subnet, prod-app and the shared services on 5432, and drops the rest."""
+    build = build_file(LAB)
+    assert subnet(build, "hq", "prod-db")["spec"]["acls"] == [
+        {"direction": "to-lport", "priority": 1200, "match": "ip4.src == 10.100.1.0/24 && ip4.dst == 10.100.1.0/24",
+         "action": "allow-related"},
+        {"direction": "to-lport", "priority": 1200,
+         "match": "ip4.src == 10.100.2.0/24 && ip4.dst == 10.100.1.0/24 && tcp.dst == 5432", "action": "allow-related"},
+        {"direction": "to-lport", "priority": 1200,
+         "match": "ip4.src == 10.100.10.0/24 && ip4.dst == 10.100.1.0/24 && tcp.dst == 5432",
+         "action": "allow-related"},
+        {"direction": "to-lport", "priority": 1100, "match": "ip4.dst == 10.100.1.0/24", "action": "drop"},
+    ]
+    assert "acls" not in subnet(build, "hq", "prod-web")["spec"]  # an open group: nothing to filter
+    for zone in ("hq", "ai", "edge", "dr"):
+        for obj in build.objects(zone):
+            for acl in obj.get("spec", {}).get("acls", []) if obj["kind"] == "Subnet" else []:
+                acl_match.parse(acl["match"])
+
+
+def test_ranges_sets_and_protocols_as_ovn_writes_them() -> None:
+    text = edit(LAB.read_text(), '- {from: prod-web, to: prod-app, protocol: tcp, ports: ["8080"]}',
+                '- {from: prod-web, to: prod-app, protocol: tcp, ports: ["8080", "9000-9100"]}\n'
+                '    - {from: shared, to: prod-app, protocol: icmp}\n'
+                '    - {from: shared, to: prod-app, protocol: udp}')
+    matches = [a["match"] for a in subnet(build_text(text, NAME), "hq", "prod-app")["spec"]["acls"]]
+    assert matches == [
+        "ip4.src == 10.100.2.0/24 && ip4.dst == 10.100.2.0/24",
+        "ip4.src == 10.100.3.0/24 && ip4.dst == 10.100.2.0/24 && tcp.dst == 8080",
+        "ip4.src == 10.100.3.0/24 && ip4.dst == 10.100.2.0/24 && 9000 <= tcp.dst <= 9100",
+        "ip4.src == 10.100.10.0/24 && ip4.dst == 10.100.2.0/24 && icmp4",
+        "ip4.src == 10.100.10.0/24 && ip4.dst == 10.100.2.0/24 && udp",
+        "ip4.dst == 10.100.2.0/24",
+    ]
+
+
+def test_a_backbone_admits_its_nodes_as_kube_ovn_private_subnets_do() -> None:
+    text = edit(LAB.read_text(), "    - name: shared\n", "    - name: hq-backbone\n"
+                "      members: [{backbone: hq}, {backbone: ai}]\n      defaultDeny: true\n    - name: shared\n")
+    acls = subnet(build_text(text, NAME), "hq", "backbone-hq")["spec"]["acls"]
+    assert acls[0]["match"] == "ip4.src == {172.30.10.0/24, 172.30.20.0/24, 100.64.0.0/16} && ip4.dst == 172.30.10.0/24"
+    assert acls[-1] == {"direction": "to-lport", "priority": policy_kubeovn.DENY_PRIORITY,
+                        "match": "ip4.dst == 172.30.10.0/24", "action": "drop"}
+
+
+def test_vms_and_pods_share_one_policy() -> None:
+    """The shop's pods (OVN-Kubernetes) reach the database VMs (Neutron) on 5432, the VMs the pods on
+    8443: a security group and a NetworkPolicy, each naming the other platform by address."""
+    build = build_file(OSK)
+    (policy,) = [o for o in build.objects("k8s-prod") if o["kind"] == "NetworkPolicy"]
+    assert any(o["kind"] == "Namespace" and o["metadata"]["name"] == "shop" for o in build.objects("k8s-prod"))
+    assert policy["spec"] == {
+        "podSelector": {"matchLabels": {"app": "web"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [
+            {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "shop"}},
+                       "podSelector": {"matchLabels": {"app": "web"}}}]},
+            {"from": [{"ipBlock": {"cidr": "10.100.20.0/24"}}], "ports": [{"protocol": "TCP", "port": 8443}]},
+        ],
+    }
+    where = PurePosixPath("openstack-k8s/_host/openstack/openstack/region-one/security-groups.yml")
+    playbook = yaml.safe_load(build.files[where].text)
+    (task,) = playbook[0]["tasks"]
+    group = task["openstack.cloud.security_group"]
+    assert group["name"] == "fabricgen-shop-db" and group["cloud"] == "region-one"
+    assert {"direction": "ingress", "ethertype": "IPv4", "protocol": "tcp", "port_range_min": 5432,
+            "port_range_max": 5432, "remote_ip_prefix": "10.128.0.0/14"} in group["security_group_rules"]
+    assert {"direction": "egress", "ethertype": "IPv4"} in group["security_group_rules"]
+
+
+def test_a_network_policy_never_admits_every_source() -> None:
+    """An empty `from` admits everything (Kubernetes NetworkPolicy): no rendered ingress has one."""
+    for obj in build_file(OSK).objects("k8s-prod"):
+        if obj["kind"] == "NetworkPolicy":
+            assert all(entry["from"] for entry in obj["spec"]["ingress"])
+
+
+def test_ten_thousand_rules_render_and_every_match_parses() -> None:
+    rules = "".join(f'    - {{from: prod-web, to: prod-db, protocol: tcp, ports: ["{p}"]}}\n'
+                    for p in range(10000, 20000))
+    text = edit(LAB.read_text(), "  rules:\n", "  rules:\n" + rules)
+    acls = subnet(build_text(text, NAME), "hq", "prod-db")["spec"]["acls"]
+    assert len(acls) == 10000 + 4
+    for acl in acls:
+        acl_match.parse(acl["match"])
+
+
+# ---------------------------------------------------------------- validation
+BAD = """\
+policy:
+  groups:
+    - name: prod-app
+      members: [{tenantSubnet: {zone: hq, name: prod-app}}]
+      defaultDeny: true
+    - name: prod-db
+      members: [{tenantSubnet: {zone: hq, name: prod-db}}, {cidr: 192.0.2.0/24}]
+      defaultDeny: true
+    - name: ghosts
+      members: [{tenantSubnet: {zone: nowhere, name: x}}, {tenantSubnet: {zone: hq, name: nosuch}}]
+    - name: open
+      members: [{backbone: ai}]
+    - name: twice
+      members: [{tenantSubnet: {zone: hq, name: prod-app}}]
+      defaultDeny: true
+  rules:
+    - {from: prod-app, to: prod-db, protocol: tcp, ports: ["5432"]}
+    - {from: prod-app, to: prod-db, protocol: tcp, ports: ["5432"]}
+    - {from: nobody, to: prod-db, protocol: tcp}
+    - {from: prod-app, to: open, protocol: tcp}
+    - {from: prod-db, to: prod-db, protocol: any}
+    - {from: prod-app, to: prod-db, protocol: icmp, ports: ["1"]}
+    - {from: open, to: prod-db, protocol: tcp, ports: ["9000-8000", "70000"]}
+
+"""
+
+
+def test_every_policy_problem_is_located_at_once() -> None:
+    text = LAB.read_text()
+    start = text.index("policy:\n")
+    end = text.index("# How Argo CD and Flux deliver")
+    text = text[:start] + BAD + text[end:]
+    lines = diagnostic_lines(text, NAME)
+    found = {(line.split(": ")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in lines}
+    assert found >= {
+        ("policy.groups[1].members[1].cidr", "FG904"),
+        ("policy.groups[2].members[0].tenantSubnet.zone", "FG901"),
+        ("policy.groups[2].members[1].tenantSubnet.name", "FG901"),
+        ("policy.groups[4].members[0]", "FG907"),
+        ("policy.rules[1]", "FG906"),
+        ("policy.rules[2].from", "FG901"),
+        ("policy.rules[3].to", "FG902"),
+        ("policy.rules[4].to", "FG902"),
+        ("policy.rules[5].ports", "FG903"),
+        ("policy.rules[6].ports[0]", "FG903"),
+        ("policy.rules[6].ports[1]", "FG903"),
+    }, lines
+    assert all(re.match(rf"{re.escape(NAME)}:\d+:\d+: ", line) for line in lines)
+    assert "the rules before it already allow all of prod-app-to-prod-db; drop this one" in "\n".join(lines)
+
+
+def test_a_member_is_one_thing() -> None:
+    text = edit(LAB.read_text(), "      members: [{tenantSubnet: {zone: hq, name: prod-web}}]",
+                "      members: [{tenantSubnet: {zone: hq, name: prod-web}, backbone: hq}, {}]")
+    lines = diagnostic_lines(text, NAME)
+    assert any("policy.groups[0].members[0]: a member is exactly one of tenantSubnet, backbone, cidr, namespace "
+               "or openstack; this one has 2" in line for line in lines), lines
+    assert any("policy.groups[0].members[1]: a member is exactly one of" in line for line in lines), lines
+
+
+RAW = """\
+          - name: legacy
+            cidr: 10.100.4.0/24
+            private: false
+            allowSubnets: [10.100.1.0/24]
+            allowEWTraffic: true
+            acls:
+              - {direction: to-lport, priority: 1001, match: "ip4.src == 10.100.1.0/24", action: allow-related}
+              - {direction: to-lport, priority: 1001, match: "ip4.src == 10.100.1.0/24", action: allow-related}
+              - {direction: inbound, priority: 40000, match: "ip4.src == (", action: permit}
+              - {direction: to-lport, priority: 1000, match: "ip4.sorce == 10.0.0.1", action: drop}
+"""
+
+
+def test_raw_subnet_acls_are_checked_as_kube_ovn_and_ovn_read_them() -> None:
+    text = edit(LAB.read_text(), "          - {name: prod-web, cidr: 10.100.3.0/24}\n",
+                "          - {name: prod-web, cidr: 10.100.3.0/24}\n" + RAW)
+    lines = diagnostic_lines(text, NAME)
+    at = "zones[0].vpcs[0].subnets[3]"
+    joined = "\n".join(lines)
+    for expected in (f"{at}.acls[1]: the same direction, priority and match as an earlier ACL",
+                     f"{at}.acls[2].direction: 'inbound' is not allowed", f"{at}.acls[2].priority: ",
+                     f"{at}.acls[2].action: 'permit' is not allowed",
+                     f"{at}.acls[2].match: at character 12: a constant (an integer, an address, a string"):
+        assert expected in joined, joined
+    # without the schema errors, the warnings (which the second pass over a refused fabric leaves out)
+    clean = "\n".join(line for line in text.splitlines() if "inbound" not in line)
+    lines = diagnostic_lines(clean, NAME)
+    joined = "\n".join(lines)
+    for expected in (f"{at}.allowSubnets: warning: Kube-OVN reads allowSubnets only on a private subnet",
+                     f"{at}.acls[2].match: warning: ip4.sorce: not a field of OVN 25.03"):
+        assert expected in joined, joined
+
+
+def test_raw_acls_with_a_policy_on_the_same_subnet_are_refused() -> None:
+    text = edit(LAB.read_text(), "          - {name: prod-db, cidr: 10.100.1.0/24}\n",
+                "          - name: prod-db\n            cidr: 10.100.1.0/24\n            private: true\n")
+    lines = diagnostic_lines(text, NAME)
+    assert any("zones[0].vpcs[0].subnets[0].private: subnet prod-db is in group prod-db" in line and "[FG908]" in line
+               for line in lines), lines
+
+
+def test_raw_acls_render_as_written_and_survive_yaml() -> None:
+    """A match is one YAML string whatever it holds: quotes and braces cannot add a key."""
+    raw = ('          - name: legacy\n            cidr: 10.100.4.0/24\n            acls:\n'
+           '              - {direction: from-lport, priority: 0, match: "inport == \\"a: b\\" && ip4.dst == {1.1.1.1, '
+           '2.2.2.2}", action: reject}\n')
+    text = edit(LAB.read_text(), "          - {name: prod-web, cidr: 10.100.3.0/24}\n",
+                "          - {name: prod-web, cidr: 10.100.3.0/24}\n" + raw)
+    build = build_text(text, NAME)
+    acl = subnet(build, "hq", "legacy")["spec"]["acls"]
+    assert acl == [{"direction": "from-lport", "priority": 0, "action": "reject",
+                    "match": 'inport == "a: b" && ip4.dst == {1.1.1.1, 2.2.2.2}'}]
+    (written,) = [d for d in yaml.safe_load_all(build.files[PurePosixPath("lab/hq/stage-2/tenant-vpcs.yaml")].text)
+                  if d and d["metadata"]["name"] == "legacy"]
+    assert written["spec"]["acls"] == acl
+
+
+def test_ovn_kubernetes_before_1_1_beside_neutron_is_refused() -> None:
+    """One NB for Neutron and OVN-Kubernetes v1.0: its start-up ACLSyncer would empty Neutron's
+    security groups (the fabric is the shared one of tests/test_platform_rules.py)."""
+    from test_platform_rules import SHARED
+
+    text = SHARED.replace("    providerNetworks:\n", "    sharedDatabaseAcknowledged: \"lab\"\n    providerNetworks:\n")
+    text = text.replace("        apiServer: https://10.0.0.5:6443\n", "        apiServer: https://10.0.0.5:6443\n"
+                        "        version: v1.0.0\n")
+    policy = ("policy:\n  groups:\n    - name: db\n      members: [{openstack: {cloud: region-one, cidr: "
+              "10.9.0.0/24}}]\n      defaultDeny: true\n")
+    lines = diagnostic_lines(text + policy, "sites/t/fabric.yaml")
+    assert any("ovnDeployments[0].consumers[1].version: OVN-Kubernetes v1.0.0 shares this northbound database with "
+               "Neutron" in line and "[FG910]" in line for line in lines), lines
+    assert not any("[FG910]" in line for line in diagnostic_lines(text, "sites/t/fabric.yaml"))  # no policy
+
+
+# ---------------------------------------------------------------- review
+def test_diff_words_policy_changes_as_a_reviewer_reads_them() -> None:
+    from fabricgen.review.semantic_diff import review
+
+    base = build_file(LAB)
+    text = edit(LAB.read_text(), '- {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}',
+                '- {from: prod-web, to: prod-db, protocol: tcp, ports: ["5432"]}')
+    text = edit(text, "      members: [{tenantSubnet: {zone: hq, name: prod-app}}]\n      defaultDeny: true\n",
+                "      members: [{tenantSubnet: {zone: hq, name: prod-app}}]\n")
+    text = edit(text, '    - {from: prod-web, to: prod-app, protocol: tcp, ports: ["8080"]}\n', "")
+    lines = [c.line() for c in review(base, build_text(text, NAME), NAME).cautions]
+    assert "policy: now allowed: prod-web → prod-db tcp/5432" in lines, lines
+    assert ("policy: no longer allowed: prod-web → prod-app tcp/8080; shared → prod-db tcp/5432: connections that "
+            "use them are dropped once this syncs") in lines, lines
+    assert "policy: prod-app lose defaultDeny: everything reaches them once this syncs" in lines, lines
+    window = next(line for line in lines if "change: Kube-OVN deletes every ACL" in line)
+    assert window.startswith("hq: the acls of Subnets hq/prod-app, hq/prod-db change"), window
