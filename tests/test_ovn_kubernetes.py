@@ -110,9 +110,11 @@ def test_host_network_namespace_is_a_dedicated_one() -> None:
             host_network = config["data"]["host_network_namespace"]
             assert host_network == "ovn-host-network"
             assert host_network != config["metadata"]["namespace"]
-            namespaces = [i for i, o in enumerate(objects) if o["kind"] == "Namespace"]
-            assert [objects[i]["metadata"]["name"] for i in namespaces] == [host_network]
-            assert namespaces[0] < objects.index(config)  # exists before anything names it
+            namespaces = {o["metadata"]["name"]: i for i, o in enumerate(objects) if o["kind"] == "Namespace"}
+            # the host network's, and those of the pods the policy protects (network-policies.yaml)
+            policy = {o["metadata"]["namespace"] for o in objects if o["kind"] == "NetworkPolicy"}
+            assert set(namespaces) == {host_network} | policy
+            assert namespaces[host_network] < objects.index(config)  # exists before anything names it
 
 
 def test_host_network_namespace_is_not_ovn_kubernetes_own() -> None:

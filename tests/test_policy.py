@@ -133,9 +133,17 @@ def test_vms_and_pods_share_one_policy() -> None:
     (task,) = playbook[0]["tasks"]
     group = task["openstack.cloud.security_group"]
     assert group["name"] == "fabricgen-shop-db" and group["cloud"] == "region-one"
-    assert {"direction": "ingress", "ethertype": "IPv4", "protocol": "tcp", "port_range_min": 5432,
-            "port_range_max": 5432, "remote_ip_prefix": "10.128.0.0/14"} in group["security_group_rules"]
-    assert {"direction": "egress", "ethertype": "IPv4"} in group["security_group_rules"]
+    rules = group["security_group_rules"]
+    assert {"description": "fabricgen shop-web-to-shop-db", "direction": "ingress", "ether_type": "IPv4",
+            "protocol": "tcp", "port_range_min": 5432, "port_range_max": 5432,
+            "remote_ip_prefix": "10.128.0.0/14"} in rules
+    assert {"description": "fabricgen shop-db: every egress", "direction": "egress", "ether_type": "IPv4",
+            "protocol": "any"} in rules  # listed, or the module deletes Neutron's default egress rules
+    # the module matches on the fields a rule gives and fails when two existing rules match one:
+    # no listed rule may be a subset of another (openstack.cloud `security_group.py` 365-391)
+    for i, a in enumerate(rules):
+        for b in rules[i + 1:]:
+            assert not (a.items() <= b.items() or b.items() <= a.items()), (a, b)
 
 
 def test_a_network_policy_never_admits_every_source() -> None:
@@ -308,3 +316,34 @@ def test_diff_words_policy_changes_as_a_reviewer_reads_them() -> None:
     assert "policy: prod-app lose defaultDeny: everything reaches them once this syncs" in lines, lines
     window = next(line for line in lines if "change: Kube-OVN deletes every ACL" in line)
     assert window.startswith("hq: the acls of Subnets hq/prod-app, hq/prod-db change"), window
+
+
+# ---------------------------------------------------------------- the playbook's reader
+def test_the_security_group_playbook_is_what_the_module_accepts(tmp_path: Any) -> None:
+    """The `openstack.cloud.security_group` task validated against the module's own argument spec
+    (openstack.cloud 2.5.0 as the `ansible` package ships it: `SecurityGroupModule.argument_spec`
+    through `openstack_full_argument_spec`), and the playbook through `ansible-playbook
+    --syntax-check`, which resolves the module."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+    from ansible_collections.openstack.cloud.plugins.module_utils.openstack import openstack_full_argument_spec
+    from ansible_collections.openstack.cloud.plugins.modules.security_group import SecurityGroupModule
+
+    spec = openstack_full_argument_spec(**SecurityGroupModule.argument_spec)
+    build = build_file(OSK)
+    where = PurePosixPath("openstack-k8s/_host/openstack/openstack/region-one/security-groups.yml")
+    text = build.files[where].text
+    for task in yaml.safe_load(text)[0]["tasks"]:
+        args = task["openstack.cloud.security_group"]
+        assert ArgumentSpecValidator(spec).validate(args).error_messages == []
+    wrong = dict(args, security_group_rules=[{"ethertype": "IPv4"}])  # Neutron's spelling, not the module's
+    assert ArgumentSpecValidator(spec).validate(wrong).error_messages
+    book = tmp_path / "security-groups.yml"
+    book.write_text(text)
+    ansible = Path(sys.executable).with_name("ansible-playbook")
+    done = subprocess.run([str(ansible), "-i", "localhost,", "--syntax-check", str(book)], capture_output=True,
+                          text=True, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -73,8 +73,11 @@ def test_every_sample_is_delivered(site: Path) -> None:
     prove, and fails where something exists to prove (a shared OVN deployment, several zones)."""
     result = fabricgen("verify", "--logical", rel(site))
     build = build_file(site)
-    total = len(proof.prove(build).pairs)
+    proven = proof.prove(build)
+    total, flows = len(proven.pairs), len(proven.flows)
     assert result.stdout.splitlines()[-1] == f"{total}/{total} pairs delivered"
+    if flows:
+        assert result.stdout.splitlines()[-2] == f"{flows}/{flows} policy flows as the policy says"
     something = bool(build.plan.fabric.ovn_deployments) or len(build.plan.fabric.zones) > 1
     if total == 0 and something:
         assert result.returncode == exit_codes.UNREACHABLE, result.stdout + result.stderr
@@ -98,7 +101,7 @@ def test_lab_matrix_and_json() -> None:
     rows = lines[lines.index("") + 1:]
     assert rows[0].split() == ["from", "\\", "to", "hq", "ai", "edge", "dr"]
     assert rows[1].split() == ["hq", "-", "ok", "ok", "ok"]
-    assert lines[-1] == "12/12 pairs delivered"
+    assert lines[-2:] == ["12/12 policy flows as the policy says", "12/12 pairs delivered"]
 
     doc = json.loads(fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "json").stdout)
     assert doc["mode"] == "logical"
@@ -110,6 +113,7 @@ def test_lab_matrix_and_json() -> None:
 
     md = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "markdown").stdout
     assert md.startswith("### OVN-IC lab: 12/12 pairs delivered\n")
+    assert "Policy: 12/12 policy flows as the policy says; " in md
     assert "| from \\ to | hq | ai | edge | dr |" in md
 
 

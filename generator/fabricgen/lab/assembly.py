@@ -75,6 +75,14 @@ def find_object(objects: Sequence[Mapping[str, Any]], kind: str, name: str) -> M
     return next((o for o in objects if o.get("kind") == kind and o.get("metadata", {}).get("name") == name), None)
 
 
+def tenant_objects(build: Build, zone: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A zone's rendered tenant Vpcs and their Subnets."""
+    objects = zone_objects(build, zone)
+    vpcs = [o for o in objects if o["kind"] == "Vpc" and o["metadata"]["name"] != DEFAULT_VPC]
+    names = {v["metadata"]["name"] for v in vpcs}
+    return vpcs, [o for o in objects if o["kind"] == "Subnet" and o.get("spec", {}).get("vpc") in names]
+
+
 def ic_database_script(build: Build) -> str | None:
     """The script the IC database's zone runs before the transit switch exists (ConfigMap
     `fabricgen-ic-db-setup`, as its Job mounts it); None when no zone hosts the IC database."""
@@ -153,6 +161,7 @@ class Lab:
     chassis: dict[str, list[ChassisSpec]] = field(default_factory=dict)
     vm_hosts: dict[str, str] = field(default_factory=dict)
     vifs: dict[tuple[str, str], str] = field(default_factory=dict)  # (AZ, VM port) -> VIF on its host
+    tenants: dict[str, dict[str, kubeovn.Backbone]] = field(default_factory=dict)  # per zone: Subnet -> its VM
     tracing: bool = True  # start the tracing daemons (the data plane starts them when a pair is lost)
     final: bool = False  # nothing changes the lab once started: northd and ovn-ic stop before the tracers start
 
@@ -286,6 +295,11 @@ class Lab:
         sb.resume(name, "ic")
         poll(f"{name}'s transit port in the IC SB", lambda: self._published([name]))
         sb.pause(name, "ic")
+        vpcs, subnets = tenant_objects(self.build, name)
+        if any(s["spec"].get("acls") for s in subnets):  # the policy is proven there (`policy_flows`)
+            networks, created = kubeovn.tenant_commands(name, vpcs, subnets, tiers=sb.acl_tiers)
+            sb.nb(name, *kubeovn.batch(created))
+            self.tenants[name] = networks
         self.networks[name] = [backbone]
         self.nodes[name] = node
         self.macs[name] = transit_mac(zone.spec.transit_address)

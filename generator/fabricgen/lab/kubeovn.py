@@ -247,3 +247,51 @@ def allow_learned_routes(sandbox: Sandbox, zone: str) -> None:
                                        {"origin": origin, **VENDOR})]
     if commands:
         sandbox.nb(zone, *batch(commands))
+
+
+# ------------------------------------------------------------------ tenant VPCs and their ACLs
+NETPOL_TIER = 2  # `util.NetpolACLTier`: the tier of a Subnet's acls
+
+
+def acl_commands(switch: str, subnet: str, acls: Sequence[Mapping[str, Any]], *, tiers: bool = True
+                 ) -> list[list[str]]:
+    """A Subnet's `acls` on its switch, as `UpdateLogicalSwitchACL` writes them (`newACL`): tier 2
+    (`tiers`: where the northbound schema has ACL tiers, OVN 23.06 and later), `external_ids`
+    parent, vendor and subnet."""
+    commands: list[list[str]] = []
+    for acl in acls:
+        ref = f"acl{next(_REFS)}"
+        commands.append([f"--id=@{ref}", "create", "ACL", f"direction={acl['direction']}",
+                         f"priority={int(acl.get('priority', 0))}", f"match={json.dumps(str(acl['match']))}",
+                         f"action={acl['action']}", *([f"tier={NETPOL_TIER}"] if tiers else []),
+                         *_ids({"parent": switch, "vendor": "kube-ovn", "subnet": subnet})])
+        commands.append(["add", "Logical_Switch", switch, "acls", f"@{ref}"])
+    return commands
+
+
+def tenant_commands(zone: str, vpcs: Sequence[Mapping[str, Any]], subnets: Sequence[Mapping[str, Any]], *,
+                    tiers: bool = True) -> tuple[dict[str, Backbone], list[list[str]]]:
+    """Each tenant Vpc a router, each of its Subnets a switch behind it with one VM and the Subnet's
+    `acls`; each peering the pair of peer router ports (`CreatePeerRouterPort`: `VPC-REMOTE`,
+    `localConnectIP`, `peer=REMOTE-VPC`) and the Vpc's static routes: what Kube-OVN's vpc and
+    subnet controllers write (`pkg/controller/vpc.go`, `subnet.go`, v1.16.2)."""
+    networks: dict[str, Backbone] = {}
+    commands: list[list[str]] = []
+    for vpc in vpcs:
+        name = str(vpc["metadata"]["name"])
+        commands.append(["lr-add", name])
+        for peering in vpc.get("spec", {}).get("vpcPeerings", []):
+            remote, local = str(peering["remoteVpc"]), IPv4Interface(str(peering["localConnectIP"]))
+            commands.append(["lrp-add", name, f"{name}-{remote}", mac("00:00:02", local.ip), str(local),
+                             f"peer={remote}-{name}"])
+    for sub in subnets:
+        spec = sub["spec"]
+        name, router = str(sub["metadata"]["name"]), str(spec["vpc"])
+        cidr, gateway = IPv4Network(str(spec["cidrBlock"])), IPv4Address(str(spec["gateway"]))
+        network, created = network_commands(zone, name, cidr, gateway, router=router, vm=f"vm-{zone}-{name}")
+        networks[name] = network
+        commands += created + acl_commands(name, name, spec.get("acls", []), tiers=tiers)
+    for vpc in vpcs:
+        for route in vpc.get("spec", {}).get("staticRoutes", []):
+            commands.append(["lr-route-add", str(vpc["metadata"]["name"]), str(route["cidr"]), str(route["nextHopIP"])])
+    return networks, commands

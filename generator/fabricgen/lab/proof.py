@@ -3,7 +3,8 @@
 `prove` builds the lab (`assembly`), proves every ordered pair of endpoints in different AZs
 (a zone's backbone, a deployment's advertised range) with ovn-trace (`tracing`) or with
 packets between simulated chassis (`dataplane`), stops the lab, and returns the `Proof`: the
-AZs as the lab built them and each pair's outcome (`paths`).
+AZs as the lab built them and each pair's outcome (`paths`), and the policy's connections, each
+with the verdict the policy expects and the one OVN gave (`policy_flows`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.lab.assembly import ProofError, running
 from fabricgen.lab.paths import Endpoint, Pair
+from fabricgen.lab.policy_flows import Flow, prove_flows
 from fabricgen.lab.programs import Programs, zones_ovn
-from fabricgen.lab.sandbox import (
-    SandboxError,
-)
+from fabricgen.lab.sandbox import SandboxError
 from fabricgen.lab.tracing import trace_pairs
 from fabricgen.observe.icsb_show import IcSbShow
 from fabricgen.pipeline import Build
@@ -60,6 +60,7 @@ class Proof:
     # Kube-OVN's further transit switches (TS_NUM > 1), every zone's port on each published,
     # bound in every other zone and keyed alike before any pair was sent
     extra_switches: tuple[str, ...] = ()
+    flows: tuple[Flow, ...] = ()  # the policy's connections, each with its expected and observed verdict
 
     @property
     def delivered(self) -> int:
@@ -67,7 +68,7 @@ class Proof:
 
     @property
     def ok(self) -> bool:
-        return self.delivered == len(self.pairs)
+        return self.delivered == len(self.pairs) and all(f.ok for f in self.flows)
 
     def pair(self, source: Endpoint, target: Endpoint) -> Pair | None:
         return self._by_ends.get((source, target))
@@ -101,13 +102,14 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
             pairs = dataplane.prove_pairs(lab, endpoints)
         else:
             pairs = trace_pairs(lab, endpoints)
+        flows = prove_flows(lab)
         azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name],
                        z.source) for z in lab.zones)
         azs += tuple(Az(j.az, "deployment", j.network.ip, j.network.ip, j.mac) for j in lab.joins)
     ic = build.plan.interconnection
     ovn, ovs = programs.versions()
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
-                 data_plane, ovn, ovs, expected_ovn(build), lab.sandbox.extra_switches)
+                 data_plane, ovn, ovs, expected_ovn(build), lab.sandbox.extra_switches, flows)
 
 
 def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:

@@ -34,6 +34,30 @@ def summary(proof: Proof) -> str:
     return f"{proof.delivered}/{len(proof.pairs)} pairs delivered"
 
 
+def policy_summary(proof: Proof) -> str:
+    return f"{sum(f.ok for f in proof.flows)}/{len(proof.flows)} policy flows as the policy says"
+
+
+POLICY_HOW = ("the policy's connections: ovn-trace of each, first packet and reply, through the ACLs Kube-OVN "
+              "writes from the rendered Subnets (not yet as packets)")
+
+
+def _cell(text: str) -> str:
+    """Text in a Markdown table cell: an OVN match's `||` must not end the cell."""
+    return text.replace("|", "\\|")
+
+
+def _flow_lines(proof: Proof) -> list[str]:
+    out = []
+    for f in proof.flows:
+        what = f"{f.protocol}/{f.port}" if f.port is not None else f.protocol
+        reply = f", reply {f.reply}" if f.reply is not None else ""
+        mark = "" if f.ok else "NOT AS THE POLICY SAYS: "
+        out.append(f"{mark}{f.policy}: {f.source} -> {f.destination} {what}: expected {f.expected}, "
+                   f"{f.observed}{reply} ({f.decided_by})")
+    return out
+
+
 # Said under every proof: what the lab does not model.
 UNDERLAY = ("the underlay between chassis is simulated as ideal (every tunnel endpoint reaches every other, any "
             "MTU but the one the fabric declares): a missing route or firewall rule between hosts is not proven")
@@ -123,15 +147,20 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines += ["", *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows), ""]
     lines += [f"not delivered: {line}" for line in _failures(proof)]
+    if proof.flows:
+        lines += ["", f"policy ({POLICY_HOW}):", *(f"  {line}" for line in _flow_lines(proof)), ""]
     lines += [f"transit address: {line}" for line in _stale_lines(proof, fabric)]
     if not_proven is not None:
         lines.append(not_proven)
+    if proof.flows:
+        lines.append(policy_summary(proof))
     lines.append(summary(proof))
     return "\n".join(lines) + "\n"
 
 
 MATRIX_MAX = 16  # endpoints: a larger matrix does not fit a pull-request comment; failures are listed
 FAILURES_MAX = 50
+FLOWS_MAX = 50  # policy flows in a comment, the failing first
 
 
 def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
@@ -155,6 +184,18 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     lines += [f"- not delivered: {line}" for line in failures[:FAILURES_MAX]]
     if len(failures) > FAILURES_MAX:
         lines.append(f"- and {len(failures) - FAILURES_MAX} more pairs not delivered: run `fabricgen verify {fabric}`")
+    if proof.flows:
+        lines += ["", f"Policy: {policy_summary(proof)}; {POLICY_HOW}.", "",
+                  "| policy | from | to | what | expected | observed | decided by |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        shown = sorted(proof.flows, key=lambda f: f.ok)[:FLOWS_MAX]  # the failing first
+        lines += [f"| {f.policy} | {f.source} | {f.destination} | {f.protocol}"
+                  f"{'/' + str(f.port) if f.port is not None else ''} | {f.expected} | "
+                  f"{'**' if not f.ok else ''}{f.observed}{', reply ' + f.reply if f.reply else ''}"
+                  f"{'**' if not f.ok else ''} | {_cell(f.decided_by)} |" for f in shown]
+        if len(proof.flows) > FLOWS_MAX:
+            lines.append(f"\nand {len(proof.flows) - FLOWS_MAX} more flows: run `fabricgen verify {fabric}`")
+        lines.append("")
     lines += [f"- transit address: {line}" for line in _stale_lines(proof, fabric)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -168,7 +209,8 @@ def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
            "warnings": version_warnings(proof),
            "delivered": proof.delivered, "total": len(proof.pairs), "ok": proof.ok,
-           "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs]}
+           "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs],
+           "flows": [f.as_dict() for f in proof.flows]}
     return json.dumps(doc, indent=2) + "\n"
 
 

@@ -26,6 +26,8 @@ process. Readiness is polled with a bounded number of retries, never with a dead
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
 import shutil
 import signal
@@ -319,6 +321,12 @@ class Sandbox:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 run(["ovsdb-tool", "create", str(path), str(self._schema_path(schema))], env=self.env())
         return path
+
+    @functools.cached_property
+    def acl_tiers(self) -> bool:
+        """The northbound schema has ACL tiers (OVN 23.06 and later)."""
+        tables = json.loads(self._schema_path("ovn-nb.ovsschema").read_text())["tables"]
+        return "tier" in tables["ACL"]["columns"]
 
     def _schema_path(self, schema: str) -> Path:
         if schema == "vswitch.ovsschema":

@@ -1,20 +1,25 @@
 """The policy on OpenStack: a Neutron security group per protected group, as an Ansible playbook of
 the OpenStack Ansible SIG's `openstack.cloud` collection (`security_group` with
-`security_group_rules`).
+`security_group_rules`, collection 2.0.0 and later).
 
 Why this form: Neutron ML2/OVN turns a security group into its own port group and ACLs
 (`pg_<id>`, rules at 1002, `neutron_pg_drop` at 1001: openstack/neutron
 `neutron/common/ovn/constants.py`, `neutron/common/ovn/acl.py`), and its `ovn_db_sync` repairs
-rows it did not write, so fabricgen writes the group, never the rows. The collection's module
-runs against the Neutron API with nothing else installed in the cloud; it brings the group's
-rules to the listed set, adding the missing ones before it removes the rest, so an update never
-leaves the group without its rules (Heat's `OS::Neutron::SecurityGroup` replaces every rule on
-an update, a window without protection). Apply with `ansible-playbook security-groups.yml`
-where `clouds.yaml` names the cloud as the consumer is named.
+rows it did not write, so fabricgen writes the group, never the rows. The module runs against the
+Neutron API with nothing installed in the cloud, and brings the group to exactly the listed rules
+(openstack/ansible-collections-openstack `plugins/modules/security_group.py`, 2.5.0): a rule
+already there is kept, the others are deleted and the missing created. Heat's
+`OS::Neutron::SecurityGroup` replaces every rule of the group on any update; the module deletes and
+recreates only the rules that change (deletions first: a changed rule is missing for a moment,
+which `fabricgen diff` cautions). Apply with `ansible-playbook security-groups.yml` where
+`clouds.yaml` names the cloud as the consumer is named.
 
-A security group admits nothing by itself: each rule lets one source range in on its protocol
-and ports (`remote_ip_prefix`), the group's own ports in by `remote_group`, and every egress out,
-as Neutron's default groups do. Attach the group to the VMs' ports; fabricgen does not know them.
+The module matches an existing rule on the fields a listed rule gives, a field left out matching
+anything, and fails when two match; so every rule is written with all its fields and a
+description of its own. Neutron's default egress rules are deleted unless listed: the egress
+rule is listed. A security group admits nothing by itself: each rule lets one source range in on
+its protocol and ports (`remote_ip_prefix`), the group's own ports in by `remote_group`. Attach the
+group to the VMs' ports; fabricgen does not know them.
 """
 
 from __future__ import annotations
@@ -32,10 +37,9 @@ FILENAME = "security-groups.yml"
 GROUP_PREFIX = "fabricgen-"
 
 
-def _rule(rule: Allowed | None, remote: dict[str, str], ports: tuple[int, int] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"direction": "ingress", "ethertype": "IPv4"}
-    if rule is not None and rule.protocol != "any":
-        out["protocol"] = rule.protocol
+def _rule(why: str, rule: Allowed | None, remote: dict[str, str], ports: tuple[int, int] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": why, "direction": "ingress", "ether_type": "IPv4",
+                           "protocol": rule.protocol if rule is not None and rule.protocol != "any" else "any"}
     if ports is not None:
         out["port_range_min"], out["port_range_max"] = ports
     return {**out, **remote}
@@ -43,12 +47,15 @@ def _rule(rule: Allowed | None, remote: dict[str, str], ports: tuple[int, int] |
 
 def group_rules(plan: Plan, group: str) -> list[dict[str, Any]]:
     policy = plan.policy
-    rules = [_rule(None, {"remote_group": GROUP_PREFIX + group}, None)]
-    rules += [_rule(None, {"remote_ip_prefix": str(c)}, None) for c in policy.cidrs(group)]
+    own = f"fabricgen {group}: its own members"
+    rules = [_rule(own, None, {"remote_group": GROUP_PREFIX + group}, None)]
+    rules += [_rule(own, None, {"remote_ip_prefix": str(c)}, None) for c in policy.cidrs(group)]
     for allowed in policy.into(group):
         ranges: list[tuple[int, int] | None] = list(allowed.ports) or [None]
-        rules += [_rule(allowed, {"remote_ip_prefix": str(c)}, r) for c in policy.cidrs(allowed.source) for r in ranges]
-    rules.append({"direction": "egress", "ethertype": "IPv4"})
+        rules += [_rule(f"fabricgen {allowed.name}", allowed, {"remote_ip_prefix": str(c)}, r)
+                  for c in policy.cidrs(allowed.source) for r in ranges]
+    rules.append({"description": f"fabricgen {group}: every egress", "direction": "egress", "ether_type": "IPv4",
+                  "protocol": "any"})
     unique: dict[str, dict[str, Any]] = {}
     for rule in rules:
         unique.setdefault(repr(sorted(rule.items())), rule)

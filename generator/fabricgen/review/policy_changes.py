@@ -47,6 +47,13 @@ def _kube_ovn_subnets(build: Build | None) -> dict[tuple[str, str], object]:
     return found
 
 
+def _playbooks(build: Build | None) -> dict[str, str]:
+    """The Neutron security-group playbooks of a build, by path."""
+    if build is None:
+        return {}
+    return {str(path): out.text for path, out in build.files.items() if path.name == "security-groups.yml"}
+
+
 def policy_notes(base: Build | None, head: Build) -> list[Note]:
     notes: list[Note] = []
     before, after = _flows(base), _flows(head)
@@ -75,4 +82,10 @@ def policy_notes(base: Build | None, head: Build) -> list[Note]:
             "ACL of a subnet's switch, then writes the new ones in a second transaction (kubeovn/kube-ovn "
             "pkg/controller/subnet.go handleAddOrUpdateSubnet), so traffic into them is unfiltered for a moment "
             "while this syncs; sync in a quiet window")))
+    old_books, new_books = _playbooks(base), _playbooks(head)
+    changed = sorted(p for p in old_books.keys() & new_books.keys() if old_books[p] != new_books[p])
+    if changed:
+        notes.append(((), "the security groups of " + ", ".join(changed) + " change: openstack.cloud.security_group "
+                       "deletes each changed rule before it creates the new one (rules cannot be updated: "
+                       "plugins/modules/security_group.py), so those rules are missing for a moment while it runs"))
     return notes

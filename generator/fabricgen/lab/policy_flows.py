@@ -1,0 +1,217 @@
+"""The policy proven in the lab: who may talk to whom, traced through the ACLs Kube-OVN writes.
+
+A zone whose rendered tenant Subnets carry `acls` gets its tenant VPCs in the lab
+(`kubeovn.tenant_commands`: routers, peerings, a switch and a VM per Subnet, the Subnet's ACLs in
+tier 2). For every rule into a protected group with a tenant subnet, and a source in the same
+zone, the lab sends what the rule allows and what it must not:
+
+- the allowed connection's first packet, and its reply (`ct_state=est,rpl`: `allow-related`
+  lets it back);
+- the same source on a port no rule opens (deny, unless another rule opens it);
+- the reverse direction (whatever the policy says of it);
+- a subnet of the zone that reaches the destination's VPC but is not a source of the rule
+  (deny).
+
+The expected verdict comes from the policy alone (`expected`), never from the ACLs; the observed
+one from ovn-trace of the packet through the zone's logical pipeline (northd's flows compiled
+from the ACL rows), with the ACL that decided it. A pair that fails names that ACL: the policy
+is not enforced as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from ipaddress import IPv4Address
+from typing import Any
+
+from fabricgen.lab.assembly import Lab, tenant_objects
+from fabricgen.lab.kubeovn import Backbone
+from fabricgen.lab.tracing import flow
+from fabricgen.plan.policy import KUBE_OVN, Allowed, PolicyPlan
+
+ALLOW, DENY = "allow", "deny"
+DELIVERED, DROPPED = "delivered", "dropped"
+PROTOCOL_NUMBER = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1}
+SOURCE_PORT = 40000
+ACL_PRIORITY_OFFSET = 1000  # northd's `OVN_ACL_PRI_OFFSET`: an ACL's flow is its priority + 1000
+# The conntrack state each `ct_next` on the way reports (ovn-trace applies one --ct per ct_next, in
+# order): the first packet is new in the source port's zone and in the destination's; its reply is
+# established and a reply in both (the connection was committed there: northd commits every new
+# connection on a switch with stateful ACLs). One per switch the packet crosses, and one to spare.
+NEW = ("--ct=new",) * 3
+REPLY = ("--ct=est,rpl",) * 3
+_ACL_LINE = re.compile(r"^\s*\d+\.\s+ls_(?:in|out)_acl\w*\s+\([^)]*\):\s*(?P<match>.*), priority (?P<priority>\d+)")
+
+
+@dataclass(frozen=True)
+class Flow:
+    policy: str  # the rule it tests, or what it tests without one
+    source: str  # ZONE/SUBNET
+    destination: str
+    protocol: str
+    port: int | None
+    expected: str  # ALLOW or DENY
+    observed: str  # DELIVERED or DROPPED
+    decided_by: str  # the ACL that decided, or why none did
+    reply: str | None = None  # for an allowed connection: its reply DELIVERED or DROPPED
+
+    @property
+    def ok(self) -> bool:
+        if self.expected == ALLOW:
+            return self.observed == DELIVERED and self.reply in (None, DELIVERED)
+        return self.observed == DROPPED
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"policy": self.policy, "source": self.source, "destination": self.destination,
+                               "protocol": self.protocol, "port": self.port, "expected": self.expected,
+                               "observed": self.observed, "decidedBy": self.decided_by, "ok": self.ok}
+        if self.reply is not None:
+            out["reply"] = self.reply
+        return out
+
+
+def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, protocol: str, port: int | None) -> str:
+    """What the policy says of a connection from `source` to `target`, by address, as every
+    platform's objects filter it."""
+    into = [g for g in sorted(policy.protected) if any(target in c for c in policy.cidrs(g))]
+    if not into:
+        return ALLOW
+    group = into[0]
+    if any(source in c for c in policy.cidrs(group)):
+        return ALLOW
+    for rule in policy.into(group):
+        if not any(source in c for c in policy.cidrs(rule.source)):
+            continue
+        if rule.protocol == "any" or (rule.protocol == protocol and
+                                      (not rule.ports or (port is not None and
+                                                          any(a <= port <= b for a, b in rule.ports)))):
+            return ALLOW
+    return DENY
+
+
+def _packet(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str:
+    base = flow(src.vm_mac, src.router_mac, src.vm_ip, dst.vm_ip, src.vm)
+    if protocol == "icmp":
+        return f"{base} && ip.proto==1 && icmp4.type==8 && icmp4.code==0"
+    return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={SOURCE_PORT} && " \
+           f"{protocol}.dst=={port}"
+
+
+def _reply(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str:
+    """The reply of `_packet`, from the destination's VM back to the source's."""
+    base = flow(dst.vm_mac, dst.router_mac, dst.vm_ip, src.vm_ip, dst.vm)
+    if protocol == "icmp":
+        return f"{base} && ip.proto==1 && icmp4.type==0 && icmp4.code==0"
+    return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={port} && " \
+           f"{protocol}.dst=={SOURCE_PORT}"
+
+
+def _delivered(detailed: str, port: str) -> bool:
+    """A detailed trace output the packet to the VM's port (`/* output to "PORT", type "" */`)."""
+    return f'/* output to "{port}"' in detailed
+
+
+def deciding_acl(detailed: str, acls: list[dict[str, Any]]) -> str:
+    """The ACL whose logical flow decided the packet last in the trace: one of the destination
+    Subnet's (`ACL DIRECTION PRIORITY ACTION MATCH`), or a row of someone else's, by its priority
+    (the flow's less northd's offset of 1000) and match; or that none did."""
+    decided = ""
+    for line in detailed.splitlines():
+        found = _ACL_LINE.match(line)
+        if found is None or "(" not in found["match"]:
+            continue  # northd's own flows of the stage (conntrack hints, the default verdict)
+        text, priority = found["match"], int(found["priority"]) - ACL_PRIORITY_OFFSET
+        known = next((a for a in acls if f"({a['match']})" in text and int(a.get("priority", 0)) == priority), None)
+        if known is not None:
+            decided = f"ACL {known['direction']} {known['priority']} {known['action']} `{known['match']}`"
+        else:
+            inner = text[text.index("(") + 1:text.rindex(")")]
+            decided = f"another ACL, priority {priority}: `{inner}`"
+    return decided or "no ACL matched"
+
+
+class _Prover:
+    def __init__(self, lab: Lab, zone: str) -> None:
+        self.lab, self.zone = lab, zone
+        self.policy = lab.build.plan.policy
+        self.vms = lab.tenants[zone]
+        vpcs, subnets = tenant_objects(lab.build, zone)
+        self.acls = {str(s["metadata"]["name"]): list(s["spec"].get("acls", [])) for s in subnets}
+        self.vpc_of = {str(s["metadata"]["name"]): str(s["spec"]["vpc"]) for s in subnets}
+        self.peers = {(str(v["metadata"]["name"]), str(p["remoteVpc"])) for v in vpcs
+                      for p in v.get("spec", {}).get("vpcPeerings", [])}
+        self.done: set[tuple[str, str, str, str]] = set()  # (what, source, destination, protocol) sent once
+
+    def trace(self, packet: str, *options: str) -> str:
+        sb = self.lab.sandbox
+        datapath = packet.split('inport=="', 1)[1].split('"', 1)[0]
+        switch = next(b.switch for b in self.vms.values() if b.vm == datapath)
+        # a process of its own: the tracing daemon's `trace` command takes no --ct
+        return sb.trace(self.zone, switch, packet, *options)
+
+    def one(self, policy: str, src: str, dst: str, protocol: str, port: int | None) -> Flow:
+        a, b = self.vms[src], self.vms[dst]
+        want = expected(self.policy, a.vm_ip, b.vm_ip, protocol, port)
+        packet = _packet(a, b, protocol, port)
+        detailed = self.trace(packet, *NEW)  # one trace: where it went, and which ACL decided
+        seen = DELIVERED if _delivered(detailed, b.vm) else DROPPED
+        decided = deciding_acl(detailed, self.acls.get(dst, []))
+        reply = None
+        if want == ALLOW and seen == DELIVERED:
+            back = self.trace(_reply(a, b, protocol, port), *REPLY)
+            reply = DELIVERED if _delivered(back, a.vm) else DROPPED
+        return Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen, decided, reply)
+
+    def routable(self, src: str, dst: str) -> bool:
+        a, b = self.vpc_of.get(src), self.vpc_of.get(dst)
+        return a is not None and b is not None and (a == b or (a, b) in self.peers)
+
+    def flows(self) -> list[Flow]:
+        out: list[Flow] = []
+        targets = [e for e in self.policy.enforced_by(KUBE_OVN)
+                   if e.zone == self.zone and e.kind == "tenantSubnet" and e.subnet in self.vms]
+        for target in targets:
+            assert target.subnet is not None
+            for rule in self.policy.into(target.group):
+                out += self.rule_flows(rule, target.subnet)
+        return out
+
+    def rule_flows(self, rule: Allowed, dst: str) -> list[Flow]:
+        sources = [e.subnet for e in self.policy.groups[rule.source]
+                   if e.kind == "tenantSubnet" and e.zone == self.zone and e.subnet in self.vms and e.subnet != dst]
+        protocol = "tcp" if rule.protocol == "any" else rule.protocol
+        port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
+        out: list[Flow] = []
+        for src in sources:
+            assert src is not None
+            if not self.routable(src, dst):
+                continue
+            out.append(self.one(rule.name, src, dst, protocol, port))
+            if port is not None and rule.ports:
+                out.append(self.one(f"{rule.name}: another port", src, dst, protocol, rule.ports[-1][1] % 65535 + 1))
+            if self.routable(dst, src) and self.once("reverse", dst, src, protocol):
+                out.append(self.one(f"{rule.name}: the reverse direction", dst, src, protocol, port))
+        strangers = [name for name in sorted(self.vms) if name != dst and name not in sources and
+                     self.routable(name, dst) and
+                     expected(self.policy, self.vms[name].vm_ip, self.vms[dst].vm_ip, protocol, port) == DENY]
+        if sources and strangers and self.once("stranger", rule.source, dst, protocol):
+            out.append(self.one(f"{rule.name}: another source", strangers[0], dst, protocol, port))
+        return out
+
+    def once(self, what: str, source: str, destination: str, protocol: str) -> bool:
+        """The reverse direction and another source are sent once per pair of ends and protocol,
+        however many rules open ports between them."""
+        key = (what, source, destination, protocol)
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+
+def prove_flows(lab: Lab) -> tuple[Flow, ...]:
+    """Every policy flow the lab's zones can send, in zone order."""
+    flows: list[Flow] = []
+    for zone in sorted(lab.tenants):
+        flows += _Prover(lab, zone).flows()
+    return tuple(dict.fromkeys(flows))

@@ -1,0 +1,91 @@
+"""The policy proven in real OVN: `fabricgen verify` builds the lab's tenant VPCs with the ACLs
+Kube-OVN writes from the rendered Subnets (modelled on kubeovn/kube-ovn v1.16.2
+`pkg/ovs/ovn-nb-acl.go` `UpdateLogicalSwitchACL`, `newACL`; `pkg/ovs/ovn-nb-logical_router_port.go`
+`CreatePeerRouterPort`), and traces every flow of the policy through northd's pipeline with
+ovn-trace, first packet and reply, on OVN 23.03 (no ACL tiers) and 25.03.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from conftest import REPO, build_file
+from fabricgen.lab import assembly, kubeovn, policy_flows
+from fabricgen.lab.programs import Programs
+from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
+
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+
+
+def flows_of(programs: Programs) -> tuple[int, dict[str, Any]]:
+    done = fabricgen("verify", "sites/lab/fabric.yaml", "--logical", "--format", "json", *prefix_args(programs))
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("programs", BOTH)
+def test_the_lab_policy_holds_in_ovn(programs: Programs) -> None:
+    code, doc = flows_of(programs)
+    assert code == 0 and doc["ok"], doc["flows"]
+    flows = {(f["policy"], f["source"], f["destination"], f["protocol"], f["port"]): (f["expected"], f["observed"])
+             for f in doc["flows"]}
+    assert flows[("prod-app-to-prod-db", "hq/prod-app", "hq/prod-db", "tcp", 5432)] == ("allow", "delivered")
+    assert flows[("prod-app-to-prod-db: another port", "hq/prod-app", "hq/prod-db", "tcp", 5433)] == \
+        ("deny", "dropped")
+    assert flows[("prod-app-to-prod-db: another source", "hq/prod-web", "hq/prod-db", "tcp", 5432)] == \
+        ("deny", "dropped")
+    assert flows[("prod-app-to-prod-db: the reverse direction", "hq/prod-db", "hq/prod-app", "tcp", 5432)] == \
+        ("deny", "dropped")
+    allowed = next(f for f in doc["flows"] if f["policy"] == "prod-app-to-prod-db")
+    assert allowed["reply"] == "delivered"  # allow-related lets the reply back through prod-app's own drop
+    assert allowed["decidedBy"] == ("ACL to-lport 1200 allow-related "
+                                    "`ip4.src == 10.100.2.0/24 && ip4.dst == 10.100.1.0/24 && tcp.dst == 5432`")
+    assert {tuple(sorted(f)) for f in doc["flows"]} >= {tuple(sorted(
+        ["policy", "source", "destination", "protocol", "port", "expected", "observed", "decidedBy", "ok"]))}
+
+
+@pytest.fixture
+def kube_ovn_network_policy_allows_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Kube-OVN NetworkPolicy on prod-db's pods, as its controller writes it: an allow at 2001 in
+    tier 2 (`pkg/util/const.go` IngressAllowPriority), above the policy's drop at 1100."""
+    made = kubeovn.tenant_commands
+
+    def with_foreign_allow(zone: str, vpcs: Sequence[Mapping[str, Any]], subnets: Sequence[Mapping[str, Any]], *,
+                           tiers: bool = True) -> tuple[dict[str, kubeovn.Backbone], list[list[str]]]:
+        networks, commands = made(zone, vpcs, subnets, tiers=tiers)
+        foreign = [{"direction": "to-lport", "priority": 2001, "match": "ip4.dst == 10.100.1.0/24",
+                    "action": "allow-related"}]
+        return networks, commands + kubeovn.acl_commands("prod-db", "np-someone-else", foreign, tiers=tiers)
+
+    monkeypatch.setattr(kubeovn, "tenant_commands", with_foreign_allow)
+
+
+@needs_25_03
+def test_a_row_that_outranks_the_policy_fails_verify_and_is_named(kube_ovn_network_policy_allows_everything: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from fabricgen.lab.programs import PREFIX_VARIABLE
+
+    monkeypatch.setenv(PREFIX_VARIABLE, str(DEBIAN13.prefix))
+    with assembly.running(build_file(LAB), programs=DEBIAN13, final=True) as lab:
+        flows = policy_flows.prove_flows(lab)
+    wrong = [f for f in flows if not f.ok]
+    assert wrong, flows
+    stranger = next(f for f in wrong if f.policy == "prod-app-to-prod-db: another source")
+    assert (stranger.expected, stranger.observed) == ("deny", "delivered")
+    assert stranger.decided_by == "another ACL, priority 2001: `ip4.dst == 10.100.1.0/24`"
+
+
+def test_the_expected_verdict_comes_from_the_policy_alone() -> None:
+    from ipaddress import IPv4Address as A
+
+    policy = build_file(LAB).plan.policy
+    app, db, web, shared = A("10.100.2.5"), A("10.100.1.5"), A("10.100.3.5"), A("10.100.10.5")
+    assert policy_flows.expected(policy, app, db, "tcp", 5432) == "allow"
+    assert policy_flows.expected(policy, app, db, "tcp", 5433) == "deny"
+    assert policy_flows.expected(policy, web, db, "tcp", 5432) == "deny"
+    assert policy_flows.expected(policy, shared, db, "tcp", 5432) == "allow"
+    assert policy_flows.expected(policy, db, web, "udp", 53) == "allow"  # prod-web is open
+    assert policy_flows.expected(policy, A("10.100.1.9"), db, "icmp", None) == "allow"  # its own group
