@@ -31,6 +31,7 @@ PAGES = sorted([REPO / "README.md", *DOCS.glob("*.md")])
 GENERATED = {
     "fabric-yaml.md": "fabricgen schema --format markdown -o docs/fabric-yaml.md",
     "diagnostics.md": "fabricgen rules --markdown -o docs/diagnostics.md",
+    "watching.md": "fabricgen watching -o docs/watching.md",
 }
 
 
@@ -51,6 +52,10 @@ def _generated(name: str) -> str:
         from fabricgen.model.reference import markdown
 
         return markdown()
+    if name == "watching.md":
+        from fabricgen.commands import watching
+
+        return watching.page()
     from fabricgen.commands import rules
 
     return rules.page()
@@ -69,7 +74,8 @@ def test_generated_pages_say_how_they_are_refreshed() -> None:
 
 
 @pytest.mark.parametrize(("argv", "name"), [(["schema", "--format", "markdown"], "fabric-yaml.md"),
-                                            (["rules", "--markdown"], "diagnostics.md")])
+                                            (["rules", "--markdown"], "diagnostics.md"),
+                                            (["watching"], "watching.md")])
 def test_refresh_command_writes_the_page_and_exits_3_when_it_changed_it(
         tmp_path: Path, argv: list[str], name: str) -> None:
     """The refresh command of each page writes exactly what the test compares with."""

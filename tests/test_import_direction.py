@@ -48,7 +48,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
               "serialise"),
     "scaffold": ("output", "pipeline", "render", "model"),
     "commands": ("adopt", "scaffold", "judge", "lab", "observe", "review", "delivery", "output", "report", "pipeline",
-                 "validation", "model", "source", "serialise"),
+                 "render", "validation", "model", "source", "serialise"),
     "fast_path": ("output", "delivery", "report", "source", "serialise"),
     "cli": ("fast_path", "commands", "report", "live_text", "__init__"),
     "console": ("cli",),

@@ -119,13 +119,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="also write every raw output, with the command that printed it, to the new directory DIR")
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
                    help="judge a capture written by --capture instead of reading the live fabric")
-    p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown", "openmetrics"), default="text",
+                   help="openmetrics: one series per check and state, for Prometheus (docs/metrics.md)")
     p.add_argument("--wait", default=None, metavar="DURATION",
                    help="read and judge again until everything is ok or DURATION (90s, 5m, 1h) has passed")
     p.add_argument("--interval", type=float, default=10.0, metavar="SECONDS",
                    help="with --wait: seconds between readings (default 10)")
     p.add_argument("-q", "--problems", dest="problems_only", action="store_true",
                    help="text: list only the checks that are not ok")
+    p.add_argument("--serve", default=None, metavar="HOST:PORT",
+                   help="a Prometheus exporter: read every --interval seconds and answer GET /metrics from the "
+                        "latest reading (docs/watching.md)")
 
     p = _add_command_with_exit_codes(sub, "graph", "draw the fabric's topology (Mermaid, Graphviz DOT or SVG)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
@@ -164,6 +168,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = _add_command_with_exit_codes(sub, "rules", "list every diagnostic code")
     p.add_argument("--markdown", action="store_true", help="as a Markdown table")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="write to this file instead of stdout (exit 3 when that changed it)")
+
+    p = _add_command_with_exit_codes(
+        sub, "watching", "the reference of the fabric's metrics and alert rules (docs/watching.md)")
     p.add_argument("-o", "--output", type=Path, default=None,
                    help="write to this file instead of stdout (exit 3 when that changed it)")
 
@@ -207,7 +216,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import status
 
         return status.run(fabric=args.fabric, endpoints=args.endpoints, capture=args.capture, source=args.source,
-                          fmt=args.fmt, wait=args.wait, interval=args.interval, problems_only=args.problems_only)
+                          fmt=args.fmt, wait=args.wait, interval=args.interval, problems_only=args.problems_only,
+                          serve=args.serve)
     if args.command == "graph":
         from fabricgen.commands import graph
 
@@ -230,6 +240,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import rules
 
         return rules.run(markdown=args.markdown, output=args.output)
+    if args.command == "watching":
+        from fabricgen.commands import watching
+
+        return watching.run(output=args.output)
     if args.command == "argocd-generate":
         from fabricgen import fast_path
 

@@ -36,7 +36,7 @@ def duration(text: str) -> int:
 
 
 def run(*, fabric: Path, endpoints: Path | None, capture: Path | None, source: Path | None, fmt: str,
-        wait: str | None, interval: float, problems_only: bool) -> int:
+        wait: str | None, interval: float, problems_only: bool, serve: str | None = None) -> int:
     from fabricgen.judge import report
     from fabricgen.judge.run import status
 
@@ -44,6 +44,16 @@ def run(*, fabric: Path, endpoints: Path | None, capture: Path | None, source: P
         raise UsageError("give --capture or --from, not both")
     if source is not None and wait is not None:
         raise UsageError("--wait reads the live fabric again; it does not go with --from")
+    if serve is not None:
+        if wait is not None or capture is not None:
+            raise UsageError("--serve reads on its own interval: not with --wait or --capture")
+        if not re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):[0-9]{1,5}", serve):
+            raise UsageError(f"--serve {serve!r}: give HOST:PORT, such as 127.0.0.1:9977 or :9977")
+        from fabricgen.judge.exporter import serve as export
+
+        export(serve.replace("[", "").replace("]", ""), lambda: status(
+            fabric, endpoints=endpoints, capture=None, replay=source, deadline=None, interval=interval), interval)
+        return 0
     deadline = time.monotonic() + duration(wait) if wait is not None else None
     result = status(fabric, endpoints=endpoints, capture=capture, replay=source, deadline=deadline,
                     interval=interval)
@@ -51,6 +61,10 @@ def run(*, fabric: Path, endpoints: Path | None, capture: Path | None, source: P
         sys.stdout.write(report.as_json(result))
     elif fmt == "markdown":
         sys.stdout.write(report.markdown(result))
+    elif fmt == "openmetrics":
+        from fabricgen.judge.openmetrics import openmetrics
+
+        sys.stdout.write(openmetrics(result))
     else:
         sys.stdout.write(report.text(result, verbose=not problems_only))
     return CODES[result.verdict]

@@ -14,8 +14,9 @@ zone, the lab sends what the rule allows and what it must not:
 
 The expected verdict comes from the policy alone (`expected`), never from the ACLs; the observed
 one from ovn-trace of the packet through the zone's logical pipeline (northd's flows compiled
-from the ACL rows), with the ACL that decided it. A pair that fails names that ACL: the policy
-is not enforced as written.
+from the ACL rows), with the ACL that decided it. The first packets are traced by the zone's
+tracing daemon in one batch; a reply, which needs its own conntrack state, once per pair of
+ends. A pair that fails names that ACL: the policy is not enforced as written.
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ DELIVERED, DROPPED = "delivered", "dropped"
 PROTOCOL_NUMBER = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1}
 SOURCE_PORT = 40000
 ACL_PRIORITY_OFFSET = 1000  # northd's `OVN_ACL_PRI_OFFSET`: an ACL's flow is its priority + 1000
-# The conntrack state each `ct_next` on the way reports (ovn-trace applies one --ct per ct_next, in
-# order): the first packet is new in the source port's zone and in the destination's; its reply is
-# established and a reply in both (the connection was committed there: northd commits every new
-# connection on a switch with stateful ACLs). One per switch the packet crosses, and one to spare.
-NEW = ("--ct=new",) * 3
+# The conntrack state each `ct_next` of a reply reports (ovn-trace applies one --ct per ct_next, in
+# order): established and a reply in the destination port's zone and in the source's (the
+# connection was committed there: northd commits every new connection on a switch with stateful
+# ACLs). One per switch the packet crosses, and one to spare.
 REPLY = ("--ct=est,rpl",) * 3
 _ACL_LINE = re.compile(r"^\s*\d+\.\s+ls_(?:in|out)_acl\w*\s+\([^)]*\):\s*(?P<match>.*), priority (?P<priority>\d+)")
 
@@ -143,65 +143,80 @@ class _Prover:
                       for p in v.get("spec", {}).get("vpcPeerings", [])}
         self.done: set[tuple[str, str, str, str]] = set()  # (what, source, destination, protocol) sent once
 
-    def trace(self, packet: str, *options: str) -> str:
-        sb = self.lab.sandbox
+    def switch(self, packet: str) -> str:
         datapath = packet.split('inport=="', 1)[1].split('"', 1)[0]
-        switch = next(b.switch for b in self.vms.values() if b.vm == datapath)
-        # a process of its own: the tracing daemon's `trace` command takes no --ct
-        return sb.trace(self.zone, switch, packet, *options)
+        return next(b.switch for b in self.vms.values() if b.vm == datapath)
 
-    def one(self, policy: str, src: str, dst: str, protocol: str, port: int | None) -> Flow:
-        a, b = self.vms[src], self.vms[dst]
-        want = expected(self.policy, a.vm_ip, b.vm_ip, protocol, port)
-        packet = _packet(a, b, protocol, port)
-        detailed = self.trace(packet, *NEW)  # one trace: where it went, and which ACL decided
-        seen = DELIVERED if _delivered(detailed, b.vm) else DROPPED
-        decided = deciding_acl(detailed, self.acls.get(dst, []))
-        reply = None
-        if want == ALLOW and seen == DELIVERED:
-            back = self.trace(_reply(a, b, protocol, port), *REPLY)
-            reply = DELIVERED if _delivered(back, a.vm) else DROPPED
-        return Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen, decided, reply)
+    def forward(self, packets: list[str]) -> list[str]:
+        """Detailed traces of first packets, from the zone's tracing daemon in one pipelined batch.
+        Its conntrack state is ovn-trace's default, established and not a reply, which OVN's ACL
+        stages judge as they judge a new connection (`ls_*_acl_hint`: an established packet that
+        is not a reply is evaluated against every ACL, and a drop marks the connection blocked)."""
+        sb = self.lab.sandbox
+        if not sb.tracing(self.zone):
+            sb.start_tracers([self.zone])
+        return sb.traced_many(self.zone, [(self.switch(p), p, ()) for p in packets])
+
+    def reply(self, packet: str) -> str:
+        """A reply's trace: a process of its own, since the daemon's `trace` takes no --ct."""
+        return self.lab.sandbox.trace(self.zone, self.switch(packet), packet, *REPLY)
+
+    def run(self, planned: list[tuple[str, str, str, str, int | None]]) -> list[Flow]:
+        traces = self.forward([_packet(self.vms[src], self.vms[dst], protocol, port)
+                               for _policy, src, dst, protocol, port in planned])
+        out: list[Flow] = []
+        for (policy, src, dst, protocol, port), detailed in zip(planned, traces, strict=True):
+            a, b = self.vms[src], self.vms[dst]
+            want = expected(self.policy, a.vm_ip, b.vm_ip, protocol, port)
+            seen = DELIVERED if _delivered(detailed, b.vm) else DROPPED
+            reply = None
+            if want == ALLOW and seen == DELIVERED and self.once("reply", src, dst, protocol):
+                back = self.reply(_reply(a, b, protocol, port))
+                reply = DELIVERED if _delivered(back, a.vm) else DROPPED
+            out.append(Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen,
+                            deciding_acl(detailed, self.acls.get(dst, [])), reply))
+        return out
 
     def routable(self, src: str, dst: str) -> bool:
         a, b = self.vpc_of.get(src), self.vpc_of.get(dst)
         return a is not None and b is not None and (a == b or (a, b) in self.peers)
 
     def flows(self) -> list[Flow]:
-        out: list[Flow] = []
+        planned: list[tuple[str, str, str, str, int | None]] = []
         targets = [e for e in self.policy.enforced_by(KUBE_OVN)
                    if e.zone == self.zone and e.kind == "tenantSubnet" and e.subnet in self.vms]
         for target in targets:
             assert target.subnet is not None
             for rule in self.policy.into(target.group):
-                out += self.rule_flows(rule, target.subnet)
-        return out
+                planned += self.rule_flows(rule, target.subnet)
+        return self.run(list(dict.fromkeys(planned)))
 
-    def rule_flows(self, rule: Allowed, dst: str) -> list[Flow]:
+    def rule_flows(self, rule: Allowed, dst: str) -> list[tuple[str, str, str, str, int | None]]:
+        """What to send for one rule into `dst`: (what it tests, source, destination, protocol, port)."""
         sources = [e.subnet for e in self.policy.groups[rule.source]
                    if e.kind == "tenantSubnet" and e.zone == self.zone and e.subnet in self.vms and e.subnet != dst]
         protocol = "tcp" if rule.protocol == "any" else rule.protocol
         port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
-        out: list[Flow] = []
+        out: list[tuple[str, str, str, str, int | None]] = []
         for src in sources:
             assert src is not None
             if not self.routable(src, dst):
                 continue
-            out.append(self.one(rule.name, src, dst, protocol, port))
+            out.append((rule.name, src, dst, protocol, port))
             if port is not None and rule.ports:
-                out.append(self.one(f"{rule.name}: another port", src, dst, protocol, rule.ports[-1][1] % 65535 + 1))
+                out.append((f"{rule.name}: another port", src, dst, protocol, rule.ports[-1][1] % 65535 + 1))
             if self.routable(dst, src) and self.once("reverse", dst, src, protocol):
-                out.append(self.one(f"{rule.name}: the reverse direction", dst, src, protocol, port))
+                out.append((f"{rule.name}: the reverse direction", dst, src, protocol, port))
         strangers = [name for name in sorted(self.vms) if name != dst and name not in sources and
                      self.routable(name, dst) and
                      expected(self.policy, self.vms[name].vm_ip, self.vms[dst].vm_ip, protocol, port) == DENY]
         if sources and strangers and self.once("stranger", rule.source, dst, protocol):
-            out.append(self.one(f"{rule.name}: another source", strangers[0], dst, protocol, port))
+            out.append((f"{rule.name}: another source", strangers[0], dst, protocol, port))
         return out
 
     def once(self, what: str, source: str, destination: str, protocol: str) -> bool:
-        """The reverse direction and another source are sent once per pair of ends and protocol,
-        however many rules open ports between them."""
+        """The reverse direction, another source and a reply are sent once per pair of ends and
+        protocol, however many rules open ports between them."""
         key = (what, source, destination, protocol)
         if key in self.done:
             return False

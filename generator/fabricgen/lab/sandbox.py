@@ -290,6 +290,10 @@ class Sandbox:
 
         parallel(one, azs)
 
+    def tracing(self, az: str) -> bool:
+        """The AZ has a tracing daemon (`start_tracers`)."""
+        return az in self._tracers
+
     def traced(self, az: str, datapath: str, flow: str, *options: str) -> str:
         """A trace answered by the AZ's tracing daemon (same text as `trace`)."""
         try:

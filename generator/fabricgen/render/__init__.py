@@ -11,6 +11,7 @@ and the shared `errors`, `exit_codes`, `diagnostics`.
 from __future__ import annotations
 
 from fabricgen.render import (
+    alerts,
     cloudstack,
     default_vpc,
     host_bgp,
@@ -50,6 +51,7 @@ RENDERERS: dict[str, Renderer] = {
     "ovn-kubernetes": ovnk8s.render,
     "policy-ovn-kubernetes": policy_ovnk8s.render,
     "policy-neutron": policy_neutron.render,
+    "alerts": alerts.render,
 }
 
 # The renderers whose output is text files only (host scripts, netplan, INI, properties):
@@ -66,6 +68,7 @@ TEXT_ONLY = frozenset({
     "cloudstack-agent",
     "neutron-ml2",
     "policy-neutron",
+    "alerts",
 })
 
 __all__ = ["RENDERERS", "TEXT_ONLY"]

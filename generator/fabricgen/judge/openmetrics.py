@@ -1,0 +1,89 @@
+"""`fabricgen status --format openmetrics`: the report as OpenMetrics 1.0 text, for Prometheus.
+
+One series per check and state (`fabricgen_status_check`, 1 for the check's state, 0 for the
+other four), so that an alert selects a state without knowing the others, and a check that
+stops being reported is stale rather than ok. Several checks of one name in one place (the
+objects of a zone) are one series, in the worst of their states. The labels say where the check is:
+
+- `scope`: `ic` (the IC database), `zone`, or `deployment`; `name`: the zone's or deployment's
+  name (empty for the IC database);
+- `database`: `NB` or `SB` for a raft check of that database, else empty;
+- `part`: what the check is of, the first word of `check` (`raft`, `routes`, `transit`, `ic`,
+  `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
+
+`METRICS` lists every metric with its type, help and labels; `fabricgen metrics --markdown` is
+their reference (docs/metrics.md). Names and labels follow Prometheus' naming rules and are
+stable: a new one may be added, none is renamed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fabricgen.judge.checks import ORDER, Check, worst
+from fabricgen.judge.verdicts import Report
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    kind: str  # OpenMetrics type
+    help: str
+    labels: tuple[str, ...]
+
+
+CHECK_LABELS = ("scope", "name", "database", "part", "check", "state")
+METRICS: tuple[Metric, ...] = (
+    Metric("fabricgen_status_check", "gauge",
+           "1 for the state a check of the live fabric is in, 0 for the other states.", CHECK_LABELS),
+    Metric("fabricgen_status_checks", "gauge", "How many checks of the reading are in each state.", ("state",)),
+    Metric("fabricgen_status_verdict", "gauge",
+           "1 for the reading's worst state (the exit status of fabricgen status), 0 for the others.",
+           ("site", "state")),
+)
+_SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment) (?P<name>\S+))"
+                      r"(?: (?P<database>NB|SB) raft)?$")
+
+
+def _escaped(value: str) -> str:
+    """A label value as OpenMetrics writes it: backslash, double quote and line feed escaped."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _series(name: str, labels: dict[str, str], value: int) -> str:
+    inner = ",".join(f'{k}="{_escaped(v)}"' for k, v in labels.items())
+    return f"{name}{{{inner}}} {value}"
+
+
+def where(check: Check) -> dict[str, str]:
+    """The `scope`, `name` and `database` labels of a check, from its subject."""
+    found = _SUBJECT.match(check.subject)
+    if found is None:
+        return {"scope": "other", "name": check.subject, "database": ""}
+    if found["ic"]:
+        return {"scope": "ic", "name": "", "database": found["database"] or ""}
+    return {"scope": found["scope"], "name": found["name"], "database": found["database"] or ""}
+
+
+def _family(metric: Metric, lines: list[str]) -> list[str]:
+    return [f"# TYPE {metric.name} {metric.kind}", f"# HELP {metric.name} {metric.help}", *lines]
+
+
+def openmetrics(report: Report) -> str:
+    check, checks, verdict = METRICS
+    out: list[str] = []
+    grouped: dict[tuple[tuple[str, str], ...], list[Check]] = {}
+    for c in report.checks:  # several checks of one name in one place (objects): one series, the worst
+        labels = {**where(c), "part": c.name.split(".")[0], "check": c.name}
+        grouped.setdefault(tuple(labels.items()), []).append(c)
+    rows = []
+    for key, same in grouped.items():
+        state_now = worst(same)
+        rows += [_series(check.name, {**dict(key), "state": state}, int(state_now == state)) for state in ORDER]
+    out += _family(check, rows)
+    counts = report.counts()
+    out += _family(checks, [_series(checks.name, {"state": s}, counts[s]) for s in ORDER])
+    out += _family(verdict, [_series(verdict.name, {"site": report.site, "state": s}, int(report.verdict == s))
+                             for s in ORDER])
+    return "\n".join([*out, "# EOF"]) + "\n"
