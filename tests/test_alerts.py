@@ -45,26 +45,27 @@ def test_every_rendered_rule_file_is_valid(site: Path, tmp_path: Path) -> None:
     assert done.returncode == 0 and found in done.stdout, done.stdout + done.stderr
 
 
-def check(labels: str, state: str) -> str:
-    return f'fabricgen_status_check{{{labels},state="{state}"}}'
+def check(labels: str, state: str, site: str = "lab") -> str:
+    return f'fabricgen_status_check{{site="{site}",{labels},state="{state}"}}'
 
 
-IC_LEADER = 'scope="ic",database="NB",part="raft",check="raft.leader"'
-HQ_MEMBERS = 'scope="zone",name="hq",database="SB",part="raft",check="raft.members"'
+IC_LEADER = 'scope="ic",database="nb",part="raft",check="raft.leader"'
+HQ_MEMBERS = 'scope="zone",name="hq",database="sb",part="raft",check="raft.members"'
 VXLAN = 'scope="ic",part="ic",check="ic.vxlan-mode"'
 STALE = 'scope="zone",name="ai",part="routes",check="routes.stale"'
 
 
 def expected(name: str, severity: str, labels: dict[str, str], summary: str) -> dict[str, Any]:
     alert = next(a for a in alerts.ALERTS if a.name == name)
-    return {"exp_labels": {"severity": severity, "fabric": "lab", **labels},
-            "exp_annotations": {"summary": summary, "description": alert.fix,
+    site = {} if name.startswith("KubeOvn") else {"site": "lab"}  # absent() keeps the equality matcher
+    return {"exp_labels": {"severity": severity, "fabric": "lab", **site, **labels},
+            "exp_annotations": {"summary": summary, "description": alert.fix.replace("FABRIC", "sites/lab/fabric.yaml"),
                                 "runbook_url": f"docs/watching.md#{name.lower()}"}}
 
 
 def cases() -> list[dict[str, Any]]:
-    ic_leader = {"scope": "ic", "database": "NB", "part": "raft", "check": "raft.leader"}
-    hq_members = {"scope": "zone", "name": "hq", "database": "SB", "part": "raft", "check": "raft.members"}
+    ic_leader = {"scope": "ic", "database": "nb", "part": "raft", "check": "raft.leader"}
+    hq_members = {"scope": "zone", "name": "hq", "database": "sb", "part": "raft", "check": "raft.members"}
     return [
         {   # quorum lost: pending for 2 minutes, then fires naming the database; resolves after the repair
             "interval": "30s",
@@ -73,14 +74,17 @@ def cases() -> list[dict[str, Any]]:
                 {"eval_time": "2m", "alertname": "FabricRaftQuorumLost", "exp_alerts": []},
                 {"eval_time": "4m", "alertname": "FabricRaftQuorumLost", "exp_alerts": [
                     expected("FabricRaftQuorumLost", "critical", {**ic_leader, "state": "unhealthy"},
-                             "ic NB: the raft cluster has no leader or no quorum")]},
+                             "ic nb: the raft cluster has no leader or no quorum")]},
                 {"eval_time": "10m", "alertname": "FabricRaftQuorumLost", "exp_alerts": []},
             ],
         },
-        {   # an election under way (unknown), and one reading unhealthy between two ok: nothing pages
+        {   # an election under way (unknown), one reading unhealthy between two ok, a database nothing
+            # could read (a warning's, FabricUnread), another fabric's quorum lost: nothing pages here
             "interval": "30s",
             "input_series": [{"series": check(IC_LEADER, "unknown"), "values": "0 1 1 0x20"},
-                             {"series": check(IC_LEADER, "unhealthy"), "values": "0x5 1 0x15"}],
+                             {"series": check(IC_LEADER, "unhealthy"), "values": "0x5 1 0x15"},
+                             {"series": check(IC_LEADER, "unreachable"), "values": "1x20"},
+                             {"series": check(IC_LEADER, "unhealthy", site="other"), "values": "1x20"}],
             "alert_rule_test": [{"eval_time": t, "alertname": "FabricRaftQuorumLost", "exp_alerts": []}
                                 for t in ("1m", "3m", "5m", "8m")],
         },
@@ -88,13 +92,13 @@ def cases() -> list[dict[str, Any]]:
             "interval": "1m",
             "input_series": [
                 {"series": check(HQ_MEMBERS, "unhealthy"), "values": "1x5 0x20"},
-                {"series": check(HQ_MEMBERS.replace('"SB"', '"NB"'), "unhealthy"), "values": "1x16 0x5"}],
+                {"series": check(HQ_MEMBERS.replace('"sb"', '"nb"'), "unhealthy"), "values": "1x16 0x5"}],
             "alert_rule_test": [
                 {"eval_time": "8m", "alertname": "FabricRaftMemberProblem", "exp_alerts": []},
                 {"eval_time": "12m", "alertname": "FabricRaftMemberProblem", "exp_alerts": [
-                    expected("FabricRaftMemberProblem", "warning", {**hq_members, "database": "NB",
+                    expected("FabricRaftMemberProblem", "warning", {**hq_members, "database": "nb",
                                                                     "state": "unhealthy"},
-                             "zone hq NB: a raft member is lost, stale, behind, or the cluster has an even member "
+                             "zone hq nb: a raft member is lost, stale, behind, or the cluster has an even member "
                              "count")]},
             ],
         },
@@ -182,7 +186,7 @@ def test_status_metrics_are_what_prometheus_reads(tmp_path: Path) -> None:
     from fabricgen.judge.verdicts import Report
 
     checks = (Check("zone hq", "object.changed", "drift", "Subnet a"), Check("zone hq", "object.changed", "ok", "b"),
-              Check("zone hq SB raft", "raft.leader", "unhealthy", "no leader"),
+              Check("zone hq sb raft", "raft.leader", "unhealthy", "no leader"),
               Check("IC database", "ic.vxlan-mode", "ok", "set"),
               Check('deployment "odd\\name"', "routes", "ok", "weird subject"))
     text = openmetrics(Report("sites/lab/fabric.yaml", "lab", checks))
@@ -191,9 +195,9 @@ def test_status_metrics_are_what_prometheus_reads(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     series = [line.rsplit(" ", 1)[0] for line in text.splitlines() if not line.startswith("#")]
     assert len(series) == len(set(series))
-    assert ('fabricgen_status_check{scope="zone",name="hq",database="",part="object",check="object.changed",'
-            'state="drift"} 1') in text
-    assert ('fabricgen_status_check{scope="zone",name="hq",database="SB",part="raft",check="raft.leader",'
-            'state="unhealthy"} 1') in text
+    assert ('fabricgen_status_check{site="lab",scope="zone",name="hq",database="",part="object",'
+            'check="object.changed",state="drift"} 1') in text
+    assert ('fabricgen_status_check{site="lab",scope="zone",name="hq",database="sb",part="raft",'
+            'check="raft.leader",state="unhealthy"} 1') in text
     assert 'name="\\"odd\\\\name\\""' in text  # escaped as OpenMetrics says
     assert text.endswith("# EOF\n")

@@ -81,8 +81,8 @@ def test_the_exporter_serves_the_latest_reading_to_concurrent_scrapes(
         exporter: tuple[subprocess.Popen[str], str]) -> None:
     process, url = exporter
     body = first_reading(url)
-    assert 'fabricgen_status_check{scope="zone",name="hq",database="",part="cluster",check="cluster.read",' \
-           'state="unreachable"} 1' in body  # a zone that does not answer says so
+    assert 'fabricgen_status_check{site="lab",scope="zone",name="hq",database="",part="cluster",' \
+           'check="cluster.read",state="unreachable"} 1' in body  # a zone that does not answer says so
     assert 'fabricgen_status_verdict{site="lab",state="unreachable"} 1' in body
     assert "fabricgen_exporter_readings " in body and body.endswith("# EOF\n")
     with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:

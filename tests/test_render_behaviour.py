@@ -92,8 +92,9 @@ def test_removed_zone_is_pruned_and_other_sites_untouched(tmp_path: Path) -> Non
     fabric = tmp_path / "tenants.yaml"
     fabric.write_text(text[: text.index("  - name: dc2\n")], encoding="utf-8")
     assert render(out, str(fabric)) == 3
-    # dc2 pruned; _host holds the script of the IC database, which runs in no zone (FG113)
-    assert sorted(p.name for p in (out / "tenants").iterdir()) == ["_host", "dc1"]
+    # dc2 pruned; _host holds the script of the IC database, which runs in no zone (FG113), and
+    # _monitoring the site's alert rules
+    assert sorted(p.name for p in (out / "tenants").iterdir()) == ["_host", "_monitoring", "dc1"]
     # dc1 no longer routes to dc2's backbone.
     routes = out / "tenants" / "dc1" / "stage-2" / "default-vpc-routes.yaml"
     assert "172.28.2.0/24" not in routes.read_text(encoding="utf-8")

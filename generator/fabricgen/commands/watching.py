@@ -58,7 +58,7 @@ def readable(summary: str) -> str:
 def page() -> str:
     from fabricgen.judge.exporter import EXPORTER_METRICS
     from fabricgen.judge.openmetrics import METRICS
-    from fabricgen.render.alerts import ALERTS
+    from fabricgen.render.alerts import ALERTS, SITE
 
     lines = [INTRO, "## Metrics", "", "| metric | type | labels | meaning |", "| --- | --- | --- | --- |"]
     lines += [f"| `{m.name}` | {m.kind} | {', '.join(f'`{label}`' for label in m.labels)} | {m.help} |"
@@ -69,7 +69,7 @@ def page() -> str:
         source = "fabricgen status" if alert.source == "fabricgen" else alert.source
         lines += [f"### {alert.name}", "",
                   textwrap.fill(f"**{alert.severity}**, after `{alert.wait}`: {readable(alert.summary)}.", WIDTH), "",
-                  "```promql", alert.expr, "```", "",
+                  "```promql", alert.expr.replace(SITE, 'site="SITE",'), "```", "",
                   textwrap.fill(f"Fix: {alert.fix}", WIDTH), "", textwrap.fill(f"Source: {source}.", WIDTH), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 

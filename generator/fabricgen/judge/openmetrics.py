@@ -5,9 +5,10 @@ other four), so that an alert selects a state without knowing the others, and a 
 stops being reported is stale rather than ok. Several checks of one name in one place (the
 objects of a zone) are one series, in the worst of their states. The labels say where the check is:
 
+- `site`: the fabric's `metadata.name`, so that one Prometheus watches several fabrics;
 - `scope`: `ic` (the IC database), `zone`, or `deployment`; `name`: the zone's or deployment's
   name (empty for the IC database);
-- `database`: `NB` or `SB` for a raft check of that database, else empty;
+- `database`: `nb` or `sb` for a raft check of that database, else empty;
 - `part`: what the check is of, the first word of `check` (`raft`, `routes`, `transit`, `ic`,
   `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
 
@@ -33,17 +34,18 @@ class Metric:
     labels: tuple[str, ...]
 
 
-CHECK_LABELS = ("scope", "name", "database", "part", "check", "state")
+CHECK_LABELS = ("site", "scope", "name", "database", "part", "check", "state")
 METRICS: tuple[Metric, ...] = (
     Metric("fabricgen_status_check", "gauge",
            "1 for the state a check of the live fabric is in, 0 for the other states.", CHECK_LABELS),
-    Metric("fabricgen_status_checks", "gauge", "How many checks of the reading are in each state.", ("state",)),
+    Metric("fabricgen_status_checks", "gauge", "How many checks of the reading are in each state.",
+           ("site", "state")),
     Metric("fabricgen_status_verdict", "gauge",
            "1 for the reading's worst state (the exit status of fabricgen status), 0 for the others.",
            ("site", "state")),
 )
 _SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment) (?P<name>\S+))"
-                      r"(?: (?P<database>NB|SB) raft)?$")
+                      r"(?: (?P<database>nb|sb) raft)?$")
 
 
 def _escaped(value: str) -> str:
@@ -75,7 +77,7 @@ def openmetrics(report: Report) -> str:
     out: list[str] = []
     grouped: dict[tuple[tuple[str, str], ...], list[Check]] = {}
     for c in report.checks:  # several checks of one name in one place (objects): one series, the worst
-        labels = {**where(c), "part": c.name.split(".")[0], "check": c.name}
+        labels = {"site": report.site, **where(c), "part": c.name.split(".")[0], "check": c.name}
         grouped.setdefault(tuple(labels.items()), []).append(c)
     rows = []
     for key, same in grouped.items():
@@ -83,7 +85,7 @@ def openmetrics(report: Report) -> str:
         rows += [_series(check.name, {**dict(key), "state": state}, int(state_now == state)) for state in ORDER]
     out += _family(check, rows)
     counts = report.counts()
-    out += _family(checks, [_series(checks.name, {"state": s}, counts[s]) for s in ORDER])
+    out += _family(checks, [_series(checks.name, {"site": report.site, "state": s}, counts[s]) for s in ORDER])
     out += _family(verdict, [_series(verdict.name, {"site": report.site, "state": s}, int(report.verdict == s))
                              for s in ORDER])
     return "\n".join([*out, "# EOF"]) + "\n"

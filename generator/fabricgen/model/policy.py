@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Self
 from pydantic import AfterValidator, Field, model_validator
 
 from fabricgen.model import acl_match
-from fabricgen.model.common import Label, Network, Section
+from fabricgen.model.common import Label, Network, Port, Section
 
 
 def _match(text: str) -> str:
@@ -87,8 +87,10 @@ class Member(Section):
         given = [k for k in ("tenant_subnet", "backbone", "cidr", "namespace", "openstack")
                  if getattr(self, k) is not None]
         if len(given) != 1:
+            names = [{"tenant_subnet": "tenantSubnet"}.get(k, k) for k in given]
             raise ValueError("a member is exactly one of tenantSubnet, backbone, cidr, namespace or openstack"
-                             + (f"; this one has {len(given)}" if given else ""))
+                             + (f"; this one has {' and '.join(names)}: make each a member of its own" if given
+                                else ""))
         return self
 
 
@@ -115,8 +117,8 @@ class Rule(Section):
     """The group they go to; it must have `defaultDeny`."""
     protocol: Protocol
     """`any` allows every protocol; `icmp` echo and the rest of ICMP."""
-    ports: list[PortRange] = []
-    """Destination ports or ranges (`5432`, `8000-8080`), for tcp, udp and sctp; empty: every port."""
+    ports: list[Port | PortRange] = []
+    """Destination ports or ranges (`5432`, `"8000-8080"`), for tcp, udp and sctp; empty: every port."""
 
 
 class Policy(Section):

@@ -71,8 +71,9 @@ class PolicyPlan:
         return [e for g in sorted(self.protected) for e in self.groups[g] if e.platform == platform]
 
 
-def port_range(text: str) -> tuple[int, int]:
-    first, _, last = text.partition("-")
+def port_range(value: int | str) -> tuple[int, int]:
+    """`5432` or `"8000-8080"` as (first, last)."""
+    first, _, last = str(value).partition("-")
     return int(first), int(last or first)
 
 

@@ -57,22 +57,28 @@ class Alert:
     fix: str
     source: str  # whose metric: fabricgen, or the upstream file that defines it
 
-    def rule(self, site: str) -> dict[str, Any]:
-        return {"alert": self.name, "expr": self.expr, "for": self.wait,
+    def rule(self, site: str, fabric: str = "FABRIC") -> dict[str, Any]:
+        """The rule for one site: fabricgen's series of that site only, `FABRIC` in the fix its file."""
+        return {"alert": self.name, "expr": self.expr.replace(SITE, f'site="{site}",'), "for": self.wait,
                 "labels": {"severity": self.severity, "fabric": site},
-                "annotations": {"summary": self.summary, "description": self.fix,
+                "annotations": {"summary": self.summary, "description": self.fix.replace("FABRIC", fabric),
                                 "runbook_url": f"{RUNBOOK}#{self.name.lower()}"}}
+
+
+SITE = "SITE,"  # in an expression: where the site's selector goes (`Alert.rule`)
 
 
 def _state(checks: str, states: str) -> str:
     """The checks (a regular expression, in a PromQL raw string: no escapes) in one of the states."""
-    return f'{CHECK}{{check=~`{checks}`,state=~"{states}"}} == 1'
+    return f'{CHECK}{{{SITE}check=~`{checks}`,state=~"{states}"}} == 1'
 
 
 WHERE = ("{{ $labels.scope }}{{ if $labels.name }} {{ $labels.name }}{{ end }}"
          "{{ if $labels.database }} {{ $labels.database }}{{ end }}")  # `zone hq NB`, `ic NB`
 ALERTS: tuple[Alert, ...] = (
-    Alert("FabricRaftQuorumLost", _state(r"raft\.leader|raft\.reachable", "unhealthy|unreachable"), "2m", "critical",
+    # raft.leader unhealthy: members answered and name no leader, or too few answer for a quorum; a
+    # database nothing could read is `unreachable`, which is FabricUnread's, not a page
+    Alert("FabricRaftQuorumLost", _state(r"raft\.leader", "unhealthy"), "2m", "critical",
           f"{WHERE}: the raft cluster has no leader or no quorum",
           "Writes to this database fail. Find the members that are down (`fabricgen status FABRIC -q`), bring them "
           "back; if one lost its files, remove its stale server with the `cluster/kick` fabricgen status names, "
@@ -98,15 +104,15 @@ ALERTS: tuple[Alert, ...] = (
           f"{WHERE}: a gateway chassis or the AZ's registration is missing",
           "Cross-zone traffic of this AZ has no gateway or no standby. Check the gateway nodes named in the "
           "fabric and their ovn-controller.", "fabricgen"),
-    Alert("FabricDrift", f'{CHECK}{{state="drift"}} == 1', "30m", "warning",
+    Alert("FabricDrift", f'{CHECK}{{{SITE}state="drift"}} == 1', "30m", "warning",
           f"{WHERE}: the live fabric differs from fabric.yaml ({{{{ $labels.check }}}})",
           "`fabricgen status FABRIC -q` says what differs; sync the rendered output, or change the fabric.",
           "fabricgen"),
-    Alert("FabricUnread", f'{CHECK}{{state="unreachable"}} == 1', "15m", "warning",
+    Alert("FabricUnread", f'{CHECK}{{{SITE}state="unreachable"}} == 1', "15m", "warning",
           f"{WHERE}: part of the fabric could not be read ({{{{ $labels.check }}}})",
           "Nothing is known about it. Check the exporter's access (kubeconfig, endpoints) and the database.",
           "fabricgen"),
-    Alert("FabricWatchAbsent", "absent(fabricgen_status_verdict)", "15m", "warning",
+    Alert("FabricWatchAbsent", f"absent(fabricgen_status_verdict{{{SITE}}})", "15m", "warning",
           "no reading of the fabric for 15 minutes",
           "Nothing watches the fabric: the exporter is down or not scraped.", "fabricgen"),
     Alert("KubeOvnRaftNoLeader", "max by (db_name) (kube_ovn_cluster_leader_self) < 1", "2m", "critical",
@@ -125,9 +131,11 @@ ALERTS: tuple[Alert, ...] = (
 )
 
 
-def groups(site: str) -> list[dict[str, Any]]:
-    return [{"name": f"fabricgen-{site}", "rules": [a.rule(site) for a in ALERTS if a.source == "fabricgen"]},
-            {"name": f"fabricgen-{site}-kube-ovn", "rules": [a.rule(site) for a in ALERTS if a.source != "fabricgen"]}]
+def groups(site: str, fabric: str = "FABRIC") -> list[dict[str, Any]]:
+    return [{"name": f"fabricgen-{site}",
+             "rules": [a.rule(site, fabric) for a in ALERTS if a.source == "fabricgen"]},
+            {"name": f"fabricgen-{site}-kube-ovn",
+             "rules": [a.rule(site, fabric) for a in ALERTS if a.source != "fabricgen"]}]
 
 
 def prometheus_rule(plan: Plan) -> dict[str, Any]:
@@ -135,7 +143,7 @@ def prometheus_rule(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
             "metadata": md.metadata(f"fabricgen-{site}", NAMESPACE, plan.source_name,
                                     labels={"release": "rancher-monitoring"}),
-            "spec": {"groups": groups(site)}}
+            "spec": {"groups": groups(site, plan.source_name)}}
 
 
 def render(plan: Plan) -> list[Artifact]:
@@ -143,5 +151,6 @@ def render(plan: Plan) -> list[Artifact]:
     if fabric.interconnection is None and not fabric.ovn_deployments:
         return []
     site = fabric.metadata.name
-    return [TextFile(DIRECTORY / RULE_FILE, header(plan) + manifest_yaml.dump({"groups": groups(site)})),
+    return [TextFile(DIRECTORY / RULE_FILE,
+                     header(plan) + manifest_yaml.dump({"groups": groups(site, plan.source_name)})),
             TextFile(DIRECTORY / OPERATOR_FILE, header(plan) + "---\n" + manifest_yaml.dump(prometheus_rule(plan)))]

@@ -56,19 +56,22 @@ def _playbooks(build: Build | None) -> dict[str, str]:
 
 def policy_notes(base: Build | None, head: Build) -> list[Note]:
     notes: list[Note] = []
+    old_protected = base.plan.policy.protected if base is not None else frozenset()
+    opened = sorted(old_protected - head.plan.policy.protected)
+    if opened:
+        them = "it" if len(opened) == 1 else "them"
+        notes.append(((), f"policy: {', '.join(opened)} {'loses' if len(opened) == 1 else 'lose'} defaultDeny: "
+                       f"everything reaches {them} once this syncs"))
     before, after = _flows(base), _flows(head)
+    targets = {r.describe(): r.target for r in (base.plan.policy.rules if base is not None else ())}
     added = [f for f in after if f not in before]
-    removed = [f for f in before if f not in after]
+    # a flow into a group that is open now is not lost: everything reaches that group
+    removed = [f for f in before if f not in after and targets[f] in head.plan.policy.protected]
     if added:
         notes.append(((), "policy: now allowed: " + "; ".join(added)))
     if removed:
         notes.append(((), "policy: no longer allowed: " + "; ".join(removed) + ": connections that use "
-                       "them are dropped once this syncs"))
-    old_protected = base.plan.policy.protected if base is not None else frozenset()
-    opened = sorted(old_protected - head.plan.policy.protected)
-    if opened:
-        notes.append(((), f"policy: {', '.join(opened)} lose defaultDeny: everything reaches them once this "
-                       "syncs"))
+                       f"{'it' if len(removed) == 1 else 'them'} are dropped once this syncs"))
     old_reach, new_reach = _reach(base), _reach(head)
     wider = [f"{g} (+{', '.join(more)})" for g in new_reach if g in old_reach
              if (more := _wider(old_reach[g], new_reach[g]))]
@@ -78,7 +81,8 @@ def policy_notes(base: Build | None, head: Build) -> list[Note]:
     touched = sorted(k for k in old_acls.keys() | new_acls.keys() if old_acls.get(k) != new_acls.get(k))
     if touched and base is not None:
         notes.append((tuple(dict.fromkeys(z for z, _ in touched)), (
-            "the acls of Subnets " + ", ".join(f"{z}/{s}" for z, s in touched) + " change: Kube-OVN deletes every "
+            f"the acls of Subnet{'s' if len(touched) > 1 else ''} " + ", ".join(f"{z}/{s}" for z, s in touched)
+            + f" change{'' if len(touched) > 1 else 's'}: Kube-OVN deletes every "
             "ACL of a subnet's switch, then writes the new ones in a second transaction (kubeovn/kube-ovn "
             "pkg/controller/subnet.go handleAddOrUpdateSubnet), so traffic into them is unfiltered for a moment "
             "while this syncs; sync in a quiet window")))

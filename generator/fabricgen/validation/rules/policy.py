@@ -100,7 +100,10 @@ def rule_ports(fabric: Fabric) -> Iterator[Finding]:
             continue
         for p, text in enumerate(item.ports):
             first, last = port_range(text)
-            if not 1 <= first <= last <= 65535:
+            if first > last:
+                yield Finding("FG903", ("policy", "rules", r, "ports", p),
+                              f"{text!r} is backwards: write the lower port first, {last}-{first}")
+            elif not 1 <= first <= last <= 65535:
                 yield Finding("FG903", ("policy", "rules", r, "ports", p),
                               f"{text!r} is not a port or a range FIRST-LAST of ports 1-65535")
 
@@ -165,6 +168,8 @@ def shadowed(fabric: Fabric) -> Iterator[Finding]:
     for r, item in enumerate(fabric.policy.rules):
         key = (item.from_, item.to, item.protocol)
         wanted = [port_range(p) for p in item.ports]
+        if any(not 1 <= a <= b <= 65535 for a, b in wanted):
+            continue  # FG903's
         if (item.from_, item.to, "any") in every or key in every or \
                 (wanted and all(_within(ranges.get(key, []), a, b) for a, b in wanted)):
             yield Finding("FG906", ("policy", "rules", r),
