@@ -59,7 +59,7 @@ def expected(name: str, severity: str, labels: dict[str, str], summary: str) -> 
     alert = next(a for a in alerts.ALERTS if a.name == name)
     site = {} if name.startswith("KubeOvn") else {"site": "lab"}  # absent() keeps the equality matcher
     return {"exp_labels": {"severity": severity, "fabric": "lab", **site, **labels},
-            "exp_annotations": {"summary": summary, "description": alert.fix.replace("FABRIC", "sites/lab/fabric.yaml"),
+            "exp_annotations": {"summary": summary, "description": alert.fix,
                                 "runbook_url": f"docs/watching.md#{name.lower()}"}}
 
 

@@ -90,21 +90,23 @@ def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, proto
     return DENY
 
 
-def _packet(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str:
-    base = flow(src.vm_mac, src.router_mac, src.vm_ip, dst.vm_ip, src.vm)
+def _microflow(sender: Backbone, receiver: Backbone, protocol: str, ports: tuple[int | None, int | None],
+               icmp_type: int) -> str:
+    base = flow(sender.vm_mac, sender.router_mac, sender.vm_ip, receiver.vm_ip, sender.vm)
     if protocol == "icmp":
-        return f"{base} && ip.proto==1 && icmp4.type==8 && icmp4.code==0"
-    return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={SOURCE_PORT} && " \
-           f"{protocol}.dst=={port}"
+        return f"{base} && ip.proto==1 && icmp4.type=={icmp_type} && icmp4.code==0"
+    return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={ports[0]} && " \
+           f"{protocol}.dst=={ports[1]}"
+
+
+def _packet(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str:
+    """A connection's first packet (an echo request for ICMP), from the source's VM."""
+    return _microflow(src, dst, protocol, (SOURCE_PORT, port), 8)
 
 
 def _reply(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str:
     """The reply of `_packet`, from the destination's VM back to the source's."""
-    base = flow(dst.vm_mac, dst.router_mac, dst.vm_ip, src.vm_ip, dst.vm)
-    if protocol == "icmp":
-        return f"{base} && ip.proto==1 && icmp4.type==0 && icmp4.code==0"
-    return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={port} && " \
-           f"{protocol}.dst=={SOURCE_PORT}"
+    return _microflow(dst, src, protocol, (port, SOURCE_PORT), 0)
 
 
 def _delivered(detailed: str, port: str) -> bool:

@@ -57,11 +57,13 @@ class Alert:
     fix: str
     source: str  # whose metric: fabricgen, or the upstream file that defines it
 
-    def rule(self, site: str, fabric: str = "FABRIC") -> dict[str, Any]:
-        """The rule for one site: fabricgen's series of that site only, `FABRIC` in the fix its file."""
+    def rule(self, site: str) -> dict[str, Any]:
+        """The rule for one site: fabricgen's series of that site only. The fix says FABRIC, not the
+        fabric's path: a path is the user's to name, and no path reaches generated content but
+        the provenance header (`tests/test_provenance.py`)."""
         return {"alert": self.name, "expr": self.expr.replace(SITE, f'site="{site}",'), "for": self.wait,
                 "labels": {"severity": self.severity, "fabric": site},
-                "annotations": {"summary": self.summary, "description": self.fix.replace("FABRIC", fabric),
+                "annotations": {"summary": self.summary, "description": self.fix,
                                 "runbook_url": f"{RUNBOOK}#{self.name.lower()}"}}
 
 
@@ -131,11 +133,9 @@ ALERTS: tuple[Alert, ...] = (
 )
 
 
-def groups(site: str, fabric: str = "FABRIC") -> list[dict[str, Any]]:
-    return [{"name": f"fabricgen-{site}",
-             "rules": [a.rule(site, fabric) for a in ALERTS if a.source == "fabricgen"]},
-            {"name": f"fabricgen-{site}-kube-ovn",
-             "rules": [a.rule(site, fabric) for a in ALERTS if a.source != "fabricgen"]}]
+def groups(site: str) -> list[dict[str, Any]]:
+    return [{"name": f"fabricgen-{site}", "rules": [a.rule(site) for a in ALERTS if a.source == "fabricgen"]},
+            {"name": f"fabricgen-{site}-kube-ovn", "rules": [a.rule(site) for a in ALERTS if a.source != "fabricgen"]}]
 
 
 def prometheus_rule(plan: Plan) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def prometheus_rule(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
             "metadata": md.metadata(f"fabricgen-{site}", NAMESPACE, plan.source_name,
                                     labels={"release": "rancher-monitoring"}),
-            "spec": {"groups": groups(site, plan.source_name)}}
+            "spec": {"groups": groups(site)}}
 
 
 def render(plan: Plan) -> list[Artifact]:
@@ -151,6 +151,5 @@ def render(plan: Plan) -> list[Artifact]:
     if fabric.interconnection is None and not fabric.ovn_deployments:
         return []
     site = fabric.metadata.name
-    return [TextFile(DIRECTORY / RULE_FILE,
-                     header(plan) + manifest_yaml.dump({"groups": groups(site, plan.source_name)})),
+    return [TextFile(DIRECTORY / RULE_FILE, header(plan) + manifest_yaml.dump({"groups": groups(site)})),
             TextFile(DIRECTORY / OPERATOR_FILE, header(plan) + "---\n" + manifest_yaml.dump(prometheus_rule(plan)))]
