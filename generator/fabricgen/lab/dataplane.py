@@ -129,8 +129,8 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
                 for i, (src, source, dst, target) in enumerate(pairs)]
     replies = [_leg(lab, len(pairs) + i + 1, dst, target, src, source, ECHO_REPLY, mtu[dst.az], 1)
                for i, (src, source, dst, target) in enumerate(pairs)]
-    lost_requests = _send_wave(lab, requests)
-    lost_replies = _send_wave(lab, replies)
+    lost_requests = _resend_lost(lab, requests, _send_wave(lab, requests))
+    lost_replies = _resend_lost(lab, replies, _send_wave(lab, replies))
     small: dict[int, list[str]] = {}
     retry = [_small(leg) for leg in requests if leg.index in lost_requests and not lost_requests[leg.index]]
     retry += [_small(leg) for leg in replies if leg.index in lost_replies and not lost_replies[leg.index]]
@@ -151,10 +151,28 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
 
 
 def _small(leg: _Leg) -> _Leg:
-    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident, 2,
-                  MIN_IP_SIZE, kind=leg.probe.kind)
+    return _copy(leg, sequence=2, size=MIN_IP_SIZE)
+
+
+def _copy(leg: _Leg, *, sequence: int, size: int) -> _Leg:
+    """The leg's probe again, with another sequence number (so that a late original is not taken
+    for it) and size."""
+    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident,
+                  sequence, size, kind=leg.probe.kind)
     return _Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
+
+
+def _resend_lost(lab: Lab, legs: Sequence[_Leg], lost: dict[int, list[str]]) -> dict[int, list[str]]:
+    """The legs of which nothing arrived, sent once more at full size: the first packet of a flow
+    takes the userspace datapath's slow path (an upcall, then ovn-controller's flows installed), and
+    on a starved machine it can arrive after its wave went quiet. A leg is lost only when its
+    resend is lost too; one that arrives altered keeps what differed."""
+    again = [_copy(leg, sequence=3, size=leg.probe.size) for leg in legs if leg.index in lost and not lost[leg.index]]
+    if not again:
+        return lost
+    still = _send_wave(lab, again)
+    return {index: why for index, why in lost.items() if why or index in still}
 
 
 REPLY_LOST = "the request arrived, its reply did not: "  # how a lost reply's verdict begins
