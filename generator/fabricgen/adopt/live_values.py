@@ -10,8 +10,10 @@ import re
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
-from fabricgen.model import acl_match
+from pydantic import ValidationError
+
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
+from fabricgen.model.policy import SubnetAcl
 from fabricgen.observe import kube_objects as ko
 from fabricgen.source.provenance import printable
 
@@ -131,22 +133,19 @@ def interface_network(value: str) -> IPv4Network | None:
     return IPv4Network(f"{single}/32") if single is not None else None
 
 
-ACL_DIRECTIONS = ("from-lport", "to-lport")
-ACL_ACTIONS = ("allow", "allow-related", "allow-stateless", "drop", "reject", "pass")
-
-
 def subnet_acl(value: Any) -> tuple[str, int, str, str] | None:
     """A Subnet `acls` entry as (direction, priority, match, action), or None where the fabric
-    cannot hold it. Kube-OVN's Go struct leaves a zero priority out (`omitempty`)."""
+    cannot hold it: the model's own `SubnetAcl` decides (its enums, range and OVN's grammar), on
+    values that are already what kubectl prints, so that nothing is coerced on the way. Kube-OVN's
+    Go struct leaves a zero priority out (`omitempty`)."""
     entry = as_dict(value)
-    priority = entry.get("priority", 0)
-    direction, match, action = entry.get("direction"), entry.get("match"), entry.get("action")
-    if not isinstance(priority, int) or isinstance(priority, bool) or not 0 <= priority <= 32767:
-        return None
-    if direction not in ACL_DIRECTIONS or action not in ACL_ACTIONS or not isinstance(match, str):
+    fields = {"direction": entry.get("direction"), "priority": entry.get("priority", 0),
+              "match": entry.get("match"), "action": entry.get("action")}
+    if isinstance(fields["priority"], bool) or not isinstance(fields["priority"], int) or \
+            not all(isinstance(fields[k], str) for k in ("direction", "match", "action")):
         return None
     try:
-        acl_match.parse(match)
-    except acl_match.MatchError:
+        acl = SubnetAcl.model_validate(fields)
+    except ValidationError:
         return None
-    return str(direction), priority, match, str(action)
+    return acl.direction, acl.priority, acl.match, acl.action

@@ -11,10 +11,10 @@ Note = tuple[tuple[str, ...], str]  # the zones it concerns (none: the text name
 
 
 def _flows(build: Build | None) -> dict[str, str]:
-    """Each rule as `source → target protocol/ports`, by that text."""
+    """Each rule as `source → target protocol/ports`, the group it leads into by that text."""
     if build is None:
         return {}
-    return {r.describe(): r.name for r in build.plan.policy.rules}
+    return {r.describe(): r.target for r in build.plan.policy.rules}
 
 
 def _reach(build: Build | None) -> dict[str, tuple[list[IPv4Network], set[str]]]:
@@ -63,10 +63,9 @@ def policy_notes(base: Build | None, head: Build) -> list[Note]:
         notes.append(((), f"policy: {', '.join(opened)} {'loses' if len(opened) == 1 else 'lose'} defaultDeny: "
                        f"everything reaches {them} once this syncs"))
     before, after = _flows(base), _flows(head)
-    targets = {r.describe(): r.target for r in (base.plan.policy.rules if base is not None else ())}
     added = [f for f in after if f not in before]
     # a flow into a group that is open now is not lost: everything reaches that group
-    removed = [f for f in before if f not in after and targets[f] in head.plan.policy.protected]
+    removed = [f for f, target in before.items() if f not in after and target in head.plan.policy.protected]
     if added:
         notes.append(((), "policy: now allowed: " + "; ".join(added)))
     if removed:

@@ -9,29 +9,21 @@ from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric, acl_match
 from fabricgen.model.consumers import KubernetesCluster, OpenStackCloud
 from fabricgen.model.policy import Member
-from fabricgen.plan.policy import port_range, rule_name
+from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OUTSIDE, OVN_KUBERNETES, port_range, rule_name
 from fabricgen.validation.rules import rule
-
-_MEMBER_PLATFORM = {"tenant_subnet": "kube-ovn", "backbone": "kube-ovn", "namespace": "ovn-kubernetes",
-                    "openstack": "neutron", "cidr": "outside"}
-
-
-def _kind(member: Member) -> str:
-    return next(k for k in _MEMBER_PLATFORM if getattr(member, k) is not None)
 
 
 def _where(member: Member) -> tuple[str, str | None]:
-    """(platform, the cluster or zone it lives in) of a member."""
-    kind = _kind(member)
+    """(platform, the cluster or zone it lives in) of a member, in `plan.policy`'s platform names."""
     if member.tenant_subnet is not None:
-        return "kube-ovn", member.tenant_subnet.zone
+        return KUBE_OVN, member.tenant_subnet.zone
     if member.backbone is not None:
-        return "kube-ovn", member.backbone
+        return KUBE_OVN, member.backbone
     if member.namespace is not None:
-        return "ovn-kubernetes", member.namespace.cluster
+        return OVN_KUBERNETES, member.namespace.cluster
     if member.openstack is not None:
-        return "neutron", member.openstack.cloud
-    return _MEMBER_PLATFORM[kind], None
+        return NEUTRON, member.openstack.cloud
+    return OUTSIDE, None
 
 
 def _consumers(fabric: Fabric) -> dict[str, object]:
@@ -145,7 +137,7 @@ def source_without_address(fabric: Fabric) -> Iterator[Finding]:
             ns = member.namespace
             if ns is None or ns.cidr is not None:
                 continue
-            if any(where != ("ovn-kubernetes", ns.cluster) for where in targets):
+            if any(where != (OVN_KUBERNETES, ns.cluster) for where in targets):
                 yield Finding("FG905", ("policy", "groups", s_index, "members", m, "namespace"),
                               f"namespace {ns.name} of cluster {ns.cluster} reaches group {target}, which other "
                               "platforms or clusters filter by address, and pods have none fixed; give cidr: "
