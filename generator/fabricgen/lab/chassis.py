@@ -34,11 +34,13 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 from fabricgen.lab.sandbox import SB, Sandbox, SandboxError, parallel, poll, run
+from fabricgen.lab.settling import Counts, Port, read_counts
 from fabricgen.lab.unixctl import Client, UnixctlError
 
 NETWORK = "n1"
 BFD_TRIES = 500  # polls, 20 ms apart: BFD takes a few of its 1 s intervals to come up
 UNDERLAY_DIR = "u"
+UNDERLAY = "main"  # the underlay bridge's own daemon, `sim_add main`
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class Underlay:
     _main: Chassis | None = None
 
     def start(self) -> None:
-        spec = ChassisSpec("main", "", "", IPv4Address(0))
+        spec = ChassisSpec(UNDERLAY, "", "", IPv4Address(0))
         self._main = self._start_switch(spec, self.sandbox.workdir / UNDERLAY_DIR)
         self._main.vsctl("add-br", NETWORK)
 
@@ -219,6 +221,23 @@ class Underlay:
             return set(names) <= {row["chassis_name"] for row in sb.rows(sb.sb_db(az), SB, "Encap", ["chassis_name"])}
 
         poll(f"the chassis of {az} in its SB", registered)
+
+    def counts(self) -> Counts:
+        """One round of readings: every chassis' port counters, then the underlay bridge's."""
+        assert self._main is not None, "start the underlay first"
+        out: Counts = {}
+        for chassis in [*self.chassis.values(), self._main]:
+            out.update(read_counts(chassis.spec.name, chassis.appctl("dpctl/show", "-s")))
+        return out
+
+    def links(self) -> list[tuple[Port, Port]]:
+        """Both directions of every chassis' stream to the underlay bridge (`br-phys_n1` on the
+        chassis, the port named for its directory on the bridge)."""
+        out: list[tuple[Port, Port]] = []
+        for name, chassis in self.chassis.items():
+            mine, theirs = (name, f"br-phys_{NETWORK}"), (UNDERLAY, chassis.directory.name)
+            out += [(mine, theirs), (theirs, mine)]
+        return out
 
     def close(self) -> None:
         for chassis in self.chassis.values():

@@ -5,8 +5,9 @@ network's full overlay MTU is injected at the source VM's port (`netdev-dummy/re
 must come out of the destination VM's port (its `options:tx_pcap`, read back) exactly as the
 two routers leave it: the destination router's MAC, the VM's MAC, the TTL lowered twice, the
 rest unchanged. Then the echo reply goes back the same way. Every request is sent at once,
-then every reply; a wave ends when every packet has arrived or nothing more has arrived for
-a while (bounded polls, no deadline).
+then every reply; a wave ends when every packet has arrived or when the daemons' counters show
+that nothing it sent is still on its way (`settling`); a lab that does not settle is an error
+of the lab, never a lost packet.
 
 A pair that is lost is explained: first by `ovn-trace` of the same packet (the logical
 verdicts of `tracing.trace_pair`), then by what only the data plane has: the transit switch's
@@ -29,7 +30,8 @@ from fabricgen.lab.assembly import Lab
 from fabricgen.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, read_pcap
 from fabricgen.lab.paths import ALTERED, DELIVERED, Endpoint, Pair
 from fabricgen.lab.processes import POLL_INTERVAL
-from fabricgen.lab.sandbox import IC_SB, SB
+from fabricgen.lab.sandbox import IC_SB, SB, SandboxError
+from fabricgen.lab.settling import Port, Settling
 from fabricgen.lab.tracing import trace_pair
 from fabricgen.model.ovn import TUNNEL_OVERHEAD
 
@@ -40,8 +42,7 @@ MTU = "mtu"
 LOST = "lost"
 OUTCOMES = (TUNNEL_KEY, NO_TUNNEL, ENCAPSULATION, MTU, ALTERED, LOST)
 
-QUIET_POLLS = 40  # polls (20 ms apart) without a new arrival that end a wave
-WAVE_POLLS = 1500  # at most, per wave
+WAVE_POLLS = 1500  # rounds of readings, at most, per wave (20 ms apart while something is on its way)
 VXLAN_MAX_KEY = 4095  # OVN's VXLAN mode: 12-bit datapath keys (ovn-architecture, `lib/ovn-util.h`)
 HOPS = 2  # routers on the way: the source AZ's and the destination AZ's
 
@@ -76,8 +77,10 @@ def _leg(lab: Lab, index: int, src: Endpoint, sender: kubeovn.Backbone, dst: End
 
 
 def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
-    """Inject every leg, then read the destination pcaps until each has arrived or the wave goes
-    quiet. Returns, per leg that did not arrive intact, what differed (empty: nothing arrived)."""
+    """Inject every leg, then read the destination pcaps until each has arrived or the lab has
+    settled (`settling`: nothing the wave sent is still on its way). Returns, per leg that did not
+    arrive intact, what differed (empty: nothing arrived). A lab that does not settle within
+    `WAVE_POLLS` rounds is a SandboxError that says so: no leg is called lost on a guess."""
     assert lab.underlay is not None
     pcaps: dict[int, Path] = {}
     for leg in legs:
@@ -85,31 +88,27 @@ def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
         pcaps[leg.index] = host.vms[lab.vifs[(leg.dst_az, leg.receiver.vm)]]
     wanted = {leg.index: leg for leg in legs}
     before = {path: len(read_pcap(path)) for path in set(pcaps.values())}
+    counts = lab.underlay.counts()
+    injected: dict[Port, int] = {}
+    for leg in legs:
+        port = (lab.vm_hosts[leg.src_az], lab.vifs[(leg.src_az, leg.sender.vm)])
+        injected[port] = injected.get(port, counts.get(port, (0, 0))[0]) + 1
+    settling = Settling(lab.underlay.links(), injected)
     for leg in legs:
         host = lab.underlay.chassis[lab.vm_hosts[leg.src_az]]
         host.receive(lab.vifs[(leg.src_az, leg.sender.vm)], leg.probe.hex())
     arrived: dict[int, Seen] = {}
-    quiet, count = 0, 0
     for _ in range(WAVE_POLLS):
-        seen = {path: read_pcap(path)[before[path]:] for path in set(pcaps.values())}
-        for index, leg in wanted.items():
-            if index in arrived:
-                continue
-            key = (str(leg.probe.ip_src), str(leg.probe.ip_dst), leg.probe.kind, leg.probe.ident, leg.probe.sequence)
-            frames = seen[pcaps[index]]
-            # the probe itself, else the same probe (ICMP type, identifier, sequence: unique in a
-            # wave) with other addresses: translated on the way, it arrived altered
-            match = next((s for s in frames if s.key == key), None) or next(
-                (s for s in frames if s.key is not None and s.key[2:] == key[2:]), None)
-            if match is not None:
-                arrived[index] = match
-        if len(arrived) == len(wanted):
+        # the counters first: what they show handled is in the pcaps read after them
+        settled = settling.add(lab.underlay.counts())
+        _arrivals(wanted, pcaps, before, arrived)
+        if len(arrived) == len(wanted) or settled:
             break
-        quiet = quiet + 1 if len(arrived) == count else 0
-        count = len(arrived)
-        if quiet >= QUIET_POLLS:
-            break
-        time.sleep(POLL_INTERVAL)
+        if settling.behind:
+            time.sleep(POLL_INTERVAL)
+    else:
+        raise SandboxError(f"the data plane could not settle in {WAVE_POLLS} rounds of its counters; still on the "
+                           f"way: {'; '.join(settling.behind[:5]) or 'nothing, but not for long enough'}")
     out: dict[int, list[str]] = {}
     for index, leg in wanted.items():
         got = arrived.get(index)
@@ -118,6 +117,23 @@ def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
         elif got.frame != leg.expected:
             out[index] = got.differences(leg.expected)
     return out
+
+
+def _arrivals(wanted: Mapping[int, _Leg], pcaps: Mapping[int, Path], before: Mapping[Path, int],
+              arrived: dict[int, Seen]) -> None:
+    """Add to `arrived` the legs now in their destination pcaps."""
+    seen = {path: read_pcap(path)[before[path]:] for path in set(pcaps.values())}
+    for index, leg in wanted.items():
+        if index in arrived:
+            continue
+        key = (str(leg.probe.ip_src), str(leg.probe.ip_dst), leg.probe.kind, leg.probe.ident, leg.probe.sequence)
+        frames = seen[pcaps[index]]
+        # the probe itself, else the same probe (ICMP type, identifier, sequence: unique in a
+        # wave) with other addresses: translated on the way, it arrived altered
+        match = next((s for s in frames if s.key == key), None) or next(
+            (s for s in frames if s.key is not None and s.key[2:] == key[2:]), None)
+        if match is not None:
+            arrived[index] = match
 
 
 def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]) -> tuple[Pair, ...]:
@@ -129,8 +145,8 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
                 for i, (src, source, dst, target) in enumerate(pairs)]
     replies = [_leg(lab, len(pairs) + i + 1, dst, target, src, source, ECHO_REPLY, mtu[dst.az], 1)
                for i, (src, source, dst, target) in enumerate(pairs)]
-    lost_requests = _resend_lost(lab, requests, _send_wave(lab, requests))
-    lost_replies = _resend_lost(lab, replies, _send_wave(lab, replies))
+    lost_requests = _send_wave(lab, requests)
+    lost_replies = _send_wave(lab, replies)
     small: dict[int, list[str]] = {}
     retry = [_small(leg) for leg in requests if leg.index in lost_requests and not lost_requests[leg.index]]
     retry += [_small(leg) for leg in replies if leg.index in lost_replies and not lost_replies[leg.index]]
@@ -161,18 +177,6 @@ def _copy(leg: _Leg, *, sequence: int, size: int) -> _Leg:
                   sequence, size, kind=leg.probe.kind)
     return _Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
-
-
-def _resend_lost(lab: Lab, legs: Sequence[_Leg], lost: dict[int, list[str]]) -> dict[int, list[str]]:
-    """The legs of which nothing arrived, sent once more at full size: the first packet of a flow
-    takes the userspace datapath's slow path (an upcall, then ovn-controller's flows installed), and
-    on a starved machine it can arrive after its wave went quiet. A leg is lost only when its
-    resend is lost too; one that arrives altered keeps what differed."""
-    again = [_copy(leg, sequence=3, size=leg.probe.size) for leg in legs if leg.index in lost and not lost[leg.index]]
-    if not again:
-        return lost
-    still = _send_wave(lab, again)
-    return {index: why for index, why in lost.items() if why or index in still}
 
 
 REPLY_LOST = "the request arrived, its reply did not: "  # how a lost reply's verdict begins
