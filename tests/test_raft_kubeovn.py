@@ -1,7 +1,7 @@
 """`fabricgen status` on the IC database as a default Kube-OVN install runs it, never on our picture of it.
 
 The database is built by OVN's own `ovn-ctl` with the arguments of Kube-OVN v1.16.2's
-`dist/images/start-ic-db.sh` (`support/kubeovn_icdb.py`): three members whose raft addresses are
+`dist/images/start-ic-db.sh` (`support/kubeovn_db.py`): three members whose raft addresses are
 bracketed IPv4 (`tcp:[IP]:6647`), on both OVN releases at hand. The fabric declares its members
 by their bare node addresses, as a user writes them, and the endpoints file names only their
 control sockets (no `raftAddress`): the verdicts below must hold on that alone.
@@ -25,7 +25,7 @@ from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab.programs import Programs
-from support.kubeovn_icdb import NB, SB, KubeOvnIcDatabase, missing
+from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
@@ -42,14 +42,14 @@ def _param(programs: Programs, id_: str) -> object:
 
 
 @pytest.fixture(params=[_param(SYSTEM, "ovn-23.03"), _param(DEBIAN13, "ovn-25.03")])
-def icdb(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[KubeOvnIcDatabase]:
+def icdb(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[KubeOvnDatabase]:
     programs: Programs = request.param
     monkeypatch.setenv("PATH", programs.search_path())
-    with KubeOvnIcDatabase(programs) as db:
+    with KubeOvnDatabase(programs) as db:
         yield db
 
 
-def fabric_at(db: KubeOvnIcDatabase, tmp_path: Path, addresses: tuple[str, ...] | None = None) -> Path:
+def fabric_at(db: KubeOvnDatabase, tmp_path: Path, addresses: tuple[str, ...] | None = None) -> Path:
     """sites/lab's fabric with its IC database members at the pods' addresses (bare, as users write)."""
     text = LAB.read_text(encoding="utf-8")
     for old, new in zip(DECLARED, addresses or [p.ip for p in db.pods.values()], strict=True):
@@ -60,7 +60,7 @@ def fabric_at(db: KubeOvnIcDatabase, tmp_path: Path, addresses: tuple[str, ...] 
     return path
 
 
-def endpoints_for(db: KubeOvnIcDatabase, tmp_path: Path) -> Path:
+def endpoints_for(db: KubeOvnDatabase, tmp_path: Path) -> Path:
     pods = list(db.pods.values())
     endpoints = {"icDatabase": {
         "northbound": ",".join(p.remote(NB) for p in pods), "southbound": ",".join(p.remote(SB) for p in pods),
@@ -88,7 +88,7 @@ def no_harm(lines: dict[str, dict[str, str]]) -> None:
         assert not HARM.search(check["fix"]), check
 
 
-def test_a_healthy_kube_ovn_ic_database_is_all_ok(icdb: KubeOvnIcDatabase, tmp_path: Path,
+def test_a_healthy_kube_ovn_ic_database_is_all_ok(icdb: KubeOvnDatabase, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     icdb.create()
     assert f"Address: tcp:[{icdb.pods['node-1'].ip}]:6647" in icdb.status("node-1")  # the form under test
@@ -99,7 +99,7 @@ def test_a_healthy_kube_ovn_ic_database_is_all_ok(icdb: KubeOvnIcDatabase, tmp_p
         assert "all 3 declared members are in the server list" in lines[db]["raft.members"]["why"]
 
 
-def test_one_member_down_is_named_and_nothing_healthy_is_kicked(icdb: KubeOvnIcDatabase, tmp_path: Path,
+def test_one_member_down_is_named_and_nothing_healthy_is_kicked(icdb: KubeOvnDatabase, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The issue's case: with bracketed addresses and one member down, the down member was called
     stale with its `cluster/kick`, every declared member missing with a rejoin, and the links to it
@@ -122,7 +122,7 @@ def test_one_member_down_is_named_and_nothing_healthy_is_kicked(icdb: KubeOvnIcD
         no_harm(lines[db])
 
 
-def test_members_declared_at_other_addresses_are_not_judged_stale(icdb: KubeOvnIcDatabase, tmp_path: Path,
+def test_members_declared_at_other_addresses_are_not_judged_stale(icdb: KubeOvnDatabase, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A fabric whose member addresses are not how the cluster knows its members (here sites/lab's
     own 10.10.10.x against the pods' addresses). While every member answers, each one's own server
@@ -152,7 +152,7 @@ def test_members_declared_at_other_addresses_are_not_judged_stale(icdb: KubeOvnI
     capsys.readouterr()
 
 
-def test_an_election_under_way_is_not_a_lost_quorum(icdb: KubeOvnIcDatabase, tmp_path: Path,
+def test_an_election_under_way_is_not_a_lost_quorum(icdb: KubeOvnDatabase, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Every member answers and none leads yet: raft is electing. The members are restarted
     together, as pods are after a node drain, with an election timer long enough (raised with
@@ -169,7 +169,7 @@ def test_an_election_under_way_is_not_a_lost_quorum(icdb: KubeOvnIcDatabase, tmp
     fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
     for name in icdb.pods:
         icdb.stop(name)
-    starting = [icdb.launch(name) for name in icdb.pods]  # ovn-ctl waits for `connected`: a leader
+    starting = [icdb.launch(name, "start_ic_ovsdb") for name in icdb.pods]  # ovn-ctl waits for `connected`: a leader
     try:
         icdb.wait_until(lambda: all("Role: follower" in icdb.status(n) and "Leader: unknown" in icdb.status(n)
                                     for n in icdb.pods), "every member to be up with no leader")
@@ -199,7 +199,7 @@ def test_a_standalone_ic_database_of_one_declared_member_is_a_layout(tmp_path: P
     if missing(programs):
         pytest.skip(f"OVN programs missing: {missing(programs)}")
     monkeypatch.setenv("PATH", programs.search_path())
-    with KubeOvnIcDatabase(programs, size=1) as db:
+    with KubeOvnDatabase(programs, size=1) as db:
         pod = db.pods["node-1"]
         done = subprocess.run([*db.argv(pod, None)[:3], "--db-ic-nb-addr=[::]", "--db-ic-sb-addr=[::]",
                                "start_ic_ovsdb"], env=db.env(pod), capture_output=True, text=True, timeout=120,

@@ -31,7 +31,7 @@ exit codes:
        trip is not exact, or status found drift
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
   5    verify: a pair of AZs is not delivered in the OVN lab, or nothing was proven
-  6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run or could not settle
+  6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run or settle
   7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
   8    status: part of the live fabric could not be read, or not judged safely (unknown)
   130  interrupted (129, 143: SIGHUP, SIGTERM)

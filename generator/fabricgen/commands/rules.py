@@ -79,7 +79,8 @@ EXIT_CODES = (
     ("5", "`verify`: a pair of AZs is not delivered in the OVN lab, or nothing was proven where something "
           "exists to prove (no pair of AZs, yet a shared OVN deployment or several zones)"),
     ("6", "`verify`: the OVN programs are missing (the message names the install command), or the lab "
-          "cannot run"),
+          "cannot run, or its data plane could not settle (packets still on their way when the lab gave up "
+          "waiting: never called lost)"),
     ("7", "`status`: the control plane is unhealthy (raft, transit switch keys, `vxlan_mode`)"),
     ("8", "`status`: part of the live fabric could not be read, or what was read does not settle a verdict "
           "whose fix could do harm (`unknown`); `status` exits with the worst it found: unreachable (8) over "

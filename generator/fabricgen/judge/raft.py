@@ -205,11 +205,7 @@ class _Checks(Membership):
             return self.check(
                 "leader", UNHEALTHY,
                 f"no leader: quorum lost ({states or 'no member in the cluster answered'}; did not answer: "
-                f"{down}); {self.size} members need {majority} running to elect one",
-                f"start the stopped members ({down}) so that {majority} of {self.size} run; if their databases "
-                "are lost, recover as ovsdb(7) 'Manual cluster recovery' says: stop every member, "
-                "`ovsdb-tool cluster-to-standalone` one member's file, `ovsdb-tool create-cluster` from it, "
-                "then join the others anew")
+                f"{down}); {self.size} members need {majority} running to elect one", self.quorum_fix(down, majority))
         if len(leaders) > 1:
             says = "; ".join(f"{n} names {leader or 'none'}" for n, leader in named.items())
             return self.check("leader", UNHEALTHY, f"members name different leaders: {says}",
@@ -223,6 +219,8 @@ class _Checks(Membership):
                               f"check the raft connections of {', '.join(lost)} to {leader} (raft.connections); "
                               "restart their ovsdb-server if it stays so")
         following = len(named)
+        if following < majority:
+            return self.thin_majority(leader, following, majority)
         why = (f"{leader} leads; every member that answered names it" if not self.rows else
                f"{leader} leads; the others that answered are connected (a _Server row names no leader)")
         if self.errors:
@@ -230,6 +228,38 @@ class _Checks(Membership):
             why += (f"; quorum kept: {following} of {self.size} members run, a majority is {majority}, "
                     + (f"{spare} more failure(s) tolerated" if spare > 0 else "no further failure tolerated"))
         return self.check("leader", OK, why)
+
+    def quorum_fix(self, down: str, majority: int) -> str:
+        return (f"start the stopped members ({down}) so that {majority} of {self.size} run; if their databases "
+                "are lost, recover as ovsdb(7) 'Manual cluster recovery' says: stop every member, "
+                "`ovsdb-tool cluster-to-standalone` one member's file, `ovsdb-tool create-cluster` from it, "
+                "then join the others anew")
+
+    def thin_majority(self, leader: str, following: int, majority: int) -> Check:
+        """A leader while fewer than a majority answered. Raft keeps the role until an election
+        timer passes without hearing from a majority (then it stands again as a candidate), so the
+        role alone proves nothing: the leader's own raft connections tell whether a majority is
+        still there (members that run but could not be read) or not."""
+        down = ", ".join(self.errors) or "none"
+        status = self.statuses.get(leader)
+        if status is None:
+            return self.check("leader", UNKNOWN,
+                              f"{leader} leads, but only {following} of {self.size} members answered, fewer than "
+                              f"a majority ({majority}), and its own raft connections were not read (did not "
+                              f"answer: {down})",
+                              f"read cluster/status on {leader} and on the members that did not answer ({down})")
+        peers = sorted({self.peer(status, c.nickname) for c in status.connections if c.up})
+        if 1 + len(peers) >= majority:
+            return self.check("leader", OK,
+                              f"{leader} leads with raft connections up to {', '.join(peers)}: a majority of "
+                              f"{self.size} with itself, though only {following} answered (did not answer: {down})")
+        timer = status.election_timer_ms or 1000
+        return self.check(
+            "leader", UNHEALTHY,
+            f"quorum lost: {leader} still calls itself leader (term {status.term}) but has raft connections up to "
+            f"{len(peers)} of the other {self.size - 1} members, and {self.size} members need {majority}; a leader "
+            f"that hears from no majority stands down within its election timer ({timer} ms) (did not answer: "
+            f"{down})", self.quorum_fix(down, majority))
 
     def servers(self) -> Check:
         if self.configuration is None:
