@@ -349,3 +349,15 @@ def test_the_security_group_playbook_is_what_the_module_accepts(tmp_path: Any) -
     done = subprocess.run([str(ansible), "-i", "localhost,", "--syntax-check", str(book)], capture_output=True,
                           text=True, check=False, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_misspelt_name_gets_the_nearest_one() -> None:
+    text = edit(LAB.read_text(), '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}',
+                '    - {from: sharedd, to: prod-db, protocol: tcp, ports: ["5432"]}')
+    text = edit(text, "      members: [{tenantSubnet: {zone: hq, name: prod-web}}]",
+                "      members: [{tenantSubnet: {zone: hqq, name: prod-web}}, {tenantSubnet: {zone: hq, name: prod-dbb}}]")
+    lines = "\n".join(diagnostic_lines(text, NAME))
+    assert "policy.rules[2].from: no group 'sharedd' (did you mean 'shared'?); the groups are: prod-app, prod-db, " \
+           "prod-web, shared [FG901]" in lines
+    assert "tenantSubnet.zone: no zone 'hqq' in the fabric (did you mean 'hq'?)" in lines
+    assert "tenantSubnet.name: zone hq has no tenant subnet 'prod-dbb' (did you mean 'prod-db'?)" in lines

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator
 
 from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric, acl_match
@@ -30,6 +31,12 @@ def _consumers(fabric: Fabric) -> dict[str, object]:
     return {c.name: c for d in fabric.ovn_deployments for c in d.consumers}
 
 
+def _near(name: str, names: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the nearest of `names`, else nothing."""
+    close = difflib.get_close_matches(name, sorted(names), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 @rule("FG901", "policy-unknown-name",
       "A policy group or rule names a group, zone, subnet, cluster or cloud the fabric does not have.")
 def unknown_names(fabric: Fabric) -> Iterator[Finding]:
@@ -48,12 +55,15 @@ def unknown_names(fabric: Fabric) -> Iterator[Finding]:
                 ref = member.tenant_subnet
                 zone = zones.get(ref.zone)
                 if zone is None:
-                    yield Finding("FG901", (*at, "tenantSubnet", "zone"), f"no zone {ref.zone!r} in the fabric")
+                    yield Finding("FG901", (*at, "tenantSubnet", "zone"),
+                                  f"no zone {ref.zone!r} in the fabric{_near(ref.zone, zones)}")
                 elif not any(s.name == ref.name for v in zone.vpcs for s in v.subnets):
+                    subnets = [s.name for v in zone.vpcs for s in v.subnets]
                     yield Finding("FG901", (*at, "tenantSubnet", "name"),
-                                  f"zone {ref.zone} has no tenant subnet {ref.name!r}")
+                                  f"zone {ref.zone} has no tenant subnet {ref.name!r}{_near(ref.name, subnets)}")
             elif member.backbone is not None and member.backbone not in zones:
-                yield Finding("FG901", (*at, "backbone"), f"no zone {member.backbone!r} in the fabric")
+                yield Finding("FG901", (*at, "backbone"),
+                              f"no zone {member.backbone!r} in the fabric{_near(member.backbone, zones)}")
             elif member.namespace is not None and \
                     not isinstance(consumers.get(member.namespace.cluster), KubernetesCluster):
                 yield Finding("FG901", (*at, "namespace", "cluster"),
@@ -64,8 +74,9 @@ def unknown_names(fabric: Fabric) -> Iterator[Finding]:
     for r, item in enumerate(policy.rules):
         for key, name in (("from", item.from_), ("to", item.to)):
             if name not in seen:
+                groups = ", ".join(sorted(seen)) or "none"
                 yield Finding("FG901", ("policy", "rules", r, key),
-                              f"no group {name!r}; the groups are: {', '.join(sorted(seen)) or 'none'}")
+                              f"no group {name!r}{_near(name, seen)}; the groups are: {groups}")
 
 
 @rule("FG902", "policy-rule-changes-nothing",
