@@ -445,6 +445,20 @@ def test_an_unknown_field_of_a_consumer_lists_its_fields_at_its_path_in_the_file
     assert "platform, release, vniRanges [FG003]" in line
 
 
+def test_a_refused_optional_field_of_a_consumer_resets_that_field_not_the_whole_consumer() -> None:
+    """The model of a consumer's field is found through its platform tag, so a refused optional
+    value goes back to its default and the rules judge the rest of the consumer: its unknown host
+    is said, and no rule speaks as if the consumer were gone (no false FG605 on its gateway host)."""
+    text = (REPO / "sites" / "openstack-k8s" / "fabric.yaml").read_text(encoding="utf-8")
+    text = edit(text, "        hosts: [net1, cmp1]\n        metadata: true\n",
+                "        hosts: [net1, cmp9]\n        metadata: maybe\n")
+    lines = diagnostic_lines(text, "sites/openstack-k8s/fabric.yaml")
+    assert [(line.split(": ", 2)[1], line.rsplit(" ", 1)[1]) for line in lines] == [
+        ("ovnDeployments[0].consumers[0].hosts[1]", "[FG601]"),
+        ("ovnDeployments[0].consumers[0].metadata", "[FG003]"),
+    ], lines
+
+
 # --- through the CLI: every problem at once, exit 1, nothing written, all formats ---
 
 MANY = [

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text
+from conftest import REPO, build_file, build_text, edit
 from fabricgen.adopt.proof import OWN
 from fabricgen.cli import main
 from fabricgen.judge import kube_compare
@@ -778,3 +778,22 @@ def test_tenant_subnets_keep_their_namespaces_and_kube_ovns_gateway_type(tmp_pat
     assert re.search(r"\{name: prod-app, cidr: 10\.100\.2\.0/24, namespaces: \[prod\]", text) or \
         "namespaces: [prod]" in text.split("name: prod-app", 1)[1].split("name:", 1)[0], text
     assert main(["validate", str(fabric)]) == 0
+
+
+def test_status_names_live_transit_switches_an_ic_server_outside_the_zones_keeps(three_switches: str) -> None:
+    """An IC database outside every zone (Kube-OVN's install-ic-server.sh, TS_NUM=3 by default) while
+    the fabric models one: drift, saying verify and the checks cover ts alone and that nothing
+    fabricgen renders deletes the others; with count 3 nothing to say."""
+    from fabricgen.judge.interconnection import _transit_switches
+    from fabricgen.observe.icsb_show import parse
+
+    show = parse(three_switches, "show.txt")
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text()
+    outside = edit(text, "    zone: hq                       # hq's cluster runs the IC database (ovn-ic-server)\n", "")
+    [check] = _transit_switches(build_text(outside, "fabric.yaml").plan.fabric, show)
+    assert (check.name, check.verdict) == ("ic.transit-switches", "drift")
+    assert "the IC database has ports on 3 transit switches (ts, ts1, ts2) and the fabric models 1" in check.why
+    assert "not ts1, ts2" in check.why and "nothing fabricgen renders deletes a switch" in check.why
+    assert "set interconnection.transitSwitch.count to 3" in check.fix
+    three = build_text(outside.replace("  transitSwitch:\n", "  transitSwitch:\n    count: 3\n", 1), "fabric.yaml")
+    assert _transit_switches(three.plan.fabric, show) == []

@@ -355,7 +355,8 @@ def test_a_misspelt_name_gets_the_nearest_one() -> None:
     text = edit(LAB.read_text(), '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}',
                 '    - {from: sharedd, to: prod-db, protocol: tcp, ports: ["5432"]}')
     text = edit(text, "      members: [{tenantSubnet: {zone: hq, name: prod-web}}]",
-                "      members: [{tenantSubnet: {zone: hqq, name: prod-web}}, {tenantSubnet: {zone: hq, name: prod-dbb}}]")
+                "      members: [{tenantSubnet: {zone: hqq, name: prod-web}},\n"
+                "                {tenantSubnet: {zone: hq, name: prod-dbb}}]")
     lines = "\n".join(diagnostic_lines(text, NAME))
     assert "policy.rules[2].from: no group 'sharedd' (did you mean 'shared'?); the groups are: prod-app, prod-db, " \
            "prod-web, shared [FG901]" in lines

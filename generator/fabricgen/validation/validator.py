@@ -222,8 +222,8 @@ def _rules_beside(source: Source, exc: ValidationError) -> list[Diagnostic]:
     removed: list[tuple[Any, ...]] = []
     names: set[str] = set()
     for error in exc.errors():
-        loc = _walk(tuple(p for p in error["loc"] if isinstance(p, (str, int))))[0]
-        model = _model_at(loc)
+        # the model from the loc with its union tags: without them a consumer's is not known
+        loc, model = _walk(tuple(p for p in error["loc"] if isinstance(p, (str, int))))
         field = None
         if model is not None and loc and isinstance(loc[-1], str):
             field = next((f for n, f in model.model_fields.items() if (f.alias or n) == loc[-1]), None)
