@@ -169,7 +169,8 @@ def test_digest_image_is_quoted() -> None:
     image = "registry.example:5000/kubeovn/kube-ovn@sha256:" + "0" * 64
     lab = (REPO / "sites" / "lab" / "fabric.yaml").read_text(encoding="utf-8")
     text = lab.replace("    zone: hq ", f"    image: {image}\n    zone: hq ", 1)
-    assert text != lab
+    text = text.replace("  image: registry.example/network/fabricgen:0.1.0", f"  image: {image}", 1)  # the watch
+    assert text != lab and text.count(image) == 2
     _files, objects = render_objects(text)
     images = {c["image"] for o in objects if o["kind"] in ("Deployment", "Job")
               for c in o["spec"]["template"]["spec"]["containers"]}

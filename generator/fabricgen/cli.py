@@ -120,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
                    help="judge a capture written by --capture instead of reading the live fabric")
     p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown", "openmetrics"), default="text",
-                   help="openmetrics: one series per check and state, for Prometheus (docs/metrics.md)")
+                   help="openmetrics: one series per check and state, for Prometheus (docs/watching.md)")
     p.add_argument("--wait", default=None, metavar="DURATION",
                    help="read and judge again until everything is ok or DURATION (90s, 5m, 1h) has passed")
     p.add_argument("--interval", type=float, default=10.0, metavar="SECONDS",

@@ -170,8 +170,9 @@ def live(objects: list[dict[str, Any]], cluster: str, *, harvester: bool, pod: s
     """The rendered objects of one zone as its cluster returns them, after a hand-applied install."""
     out = []
     for rendered in objects:
-        if rendered["kind"] in ("Deployment", "Job") or rendered["metadata"]["name"] == "fabricgen-ic-db-setup":
-            continue  # fabricgen's own: a hand-built cluster has none
+        if rendered["kind"] in ("Deployment", "Job") or rendered["metadata"]["name"] in ("fabricgen-ic-db-setup",
+                                                                                        "fabricgen-watch"):
+            continue  # fabricgen's own (the IC server, the watch's RBAC): a hand-built cluster has none
         obj = hand_applied(rendered)
         kind = obj["kind"]
         finalizer = "kubeovn.io/kube-ovn-controller" if obj["apiVersion"] == "kubeovn.io/v1" else None

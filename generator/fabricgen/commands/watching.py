@@ -39,8 +39,37 @@ minutes, so member alerts wait ten; drift waits thirty, the time a sync takes.
 judges the fabric on its own interval, one reading after another, and answers `GET /metrics`
 from the latest reading (503 before the first), so scrapes never wait for a reading nor start
 one. A zone that does not answer is `unreachable` series while the others keep reporting; a
-reading that fails as a whole keeps the last one and counts the failure. Not yet rendered: the
-workload that runs the exporter in a cluster (its ServiceAccount, RBAC and image).
+reading that fails as a whole keeps the last one and counts the failure.
+
+## Running the exporter
+
+With `watch` in fabric.yaml (its `image`, and the `zone` whose cluster runs it, else the
+cluster Argo CD or Flux runs in) `fabricgen render` writes:
+
+- in every zone, `watch-rbac.yaml`: a ServiceAccount `kube-system/fabricgen-watch` with
+  read-only rights, no more than `fabricgen status` uses there: `list` of the kinds it reads
+  whole, `get` of the ones it reads by name, Pods in `kube-system`, and `get` and `create` of
+  `pods/exec` to run the OVN tools inside the ovn-central and ovn-ic-server pods as `kubectl ko`
+  does. Never Secrets, never a write. It is delivered with the zone, like everything else there.
+- `_monitoring/watch.yaml`: the exporter, a ConfigMap holding the fabric (the validated model as
+  JSON), a Deployment of one replica (non-root, read-only root filesystem, no service account
+  token, bounded CPU and memory; ready once its first reading is done) and a Service on port
+  `metrics` (9477); `_monitoring/servicemonitor.yaml` for the Prometheus operator. Apply both
+  where they run, apart from the zones' rollouts: Argo CD's waves and Flux's `wait` hold a
+  zone's later objects until the earlier ones are healthy, and an exporter waiting for its image
+  or its Secret must never hold back the network.
+
+The image is built from the repository's `Containerfile` (`buildah build -f Containerfile -t
+IMAGE .`; its entry point is `fabricgen`, its user 65532). The exporter reads each zone through
+a kubeconfig in the Secret `watch.kubeconfigSecret` (key `config`) beside it, one context per
+zone, named as the zone's `destination.kubeContext` (else its name), each with that zone's
+ServiceAccount token. fabricgen never writes the Secret:
+
+```sh
+kubectl --context hq -n kube-system create token fabricgen-watch --duration=8760h   # per zone
+kubectl --context hq -n kube-system create secret generic fabricgen-watch-kubeconfig \
+  --from-file=config=watch-kubeconfig
+```
 """
 
 

@@ -13,7 +13,7 @@ objects of a zone) are one series, in the worst of their states. The labels say 
   `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
 
 `METRICS` lists every metric with its type, help and labels; `fabricgen metrics --markdown` is
-their reference (docs/metrics.md). Names and labels follow Prometheus' naming rules and are
+their reference (docs/watching.md). Names and labels follow Prometheus' naming rules and are
 stable: a new one may be added, none is renamed.
 """
 

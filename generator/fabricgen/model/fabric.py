@@ -10,6 +10,7 @@ from fabricgen.model.delivery import Delivery
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.ovn import OvnDeployment
 from fabricgen.model.policy import Policy
+from fabricgen.model.watch import Watch
 from fabricgen.model.zone import Zone
 
 API_VERSION = "fabricgen.io/v1alpha1"
@@ -40,5 +41,8 @@ class Fabric(Section):
     """OVN NB/SB pairs with their chassis and consumers (CloudStack, OpenStack, Kubernetes)."""
     policy: Policy = Policy.model_construct()
     """Who may talk to whom, across every platform of the fabric."""
+    watch: Watch | None = None
+    """`fabricgen status` running all the time as a Prometheus exporter; without it, only the
+    alert rules are written (`_monitoring/`)."""
     delivery: Delivery | None = None
     """The repository Argo CD and Flux read; with it, fabricgen also writes their objects."""

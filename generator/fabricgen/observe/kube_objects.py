@@ -76,7 +76,8 @@ NAMESPACED = frozenset({
     ("", "ConfigMap"), ("", "Secret"), ("", "Service"), ("", "Endpoints"), ("", "Pod"),
     ("apps", "Deployment"), ("apps", "DaemonSet"), ("apps", "StatefulSet"), ("batch", "Job"),
     ("k8s.cni.cncf.io", "NetworkAttachmentDefinition"), ("kubeovn.io", "Configuration"),
-    ("helm.cattle.io", "HelmChart"),
+    ("helm.cattle.io", "HelmChart"), ("", "ServiceAccount"), ("networking.k8s.io", "NetworkPolicy"),
+    ("rbac.authorization.k8s.io", "Role"), ("rbac.authorization.k8s.io", "RoleBinding"),
 })
 
 

@@ -299,6 +299,12 @@ RESOURCES: dict[tuple[str, str], str] = {
     ("kubeovn.io", "Configuration"): "configurations.kubeovn.io",
     ("", "Service"): "services",
     ("", "Endpoints"): "endpoints",
+    ("", "ServiceAccount"): "serviceaccounts",
+    ("networking.k8s.io", "NetworkPolicy"): "networkpolicies.networking.k8s.io",
+    ("rbac.authorization.k8s.io", "ClusterRole"): "clusterroles.rbac.authorization.k8s.io",
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): "clusterrolebindings.rbac.authorization.k8s.io",
+    ("rbac.authorization.k8s.io", "Role"): "roles.rbac.authorization.k8s.io",
+    ("rbac.authorization.k8s.io", "RoleBinding"): "rolebindings.rbac.authorization.k8s.io",
 }
 
 

@@ -133,6 +133,7 @@ KINDS_RENDERED: tuple[str, ...] = (
     "Namespace", "Configuration", "ConfigMap", "Deployment", "Service", "Endpoints", "Vpc",
     "NetworkAttachmentDefinition", "ProviderNetwork", "Vlan", "Subnet", "VpcNatGateway",
     "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "NetworkPolicy",
+    "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
 )
 """Every kind a renderer writes; a kind without a rule needs nothing."""
 

@@ -29,6 +29,7 @@ from fabricgen.render import (
     policy_neutron,
     policy_ovnk8s,
     tenants,
+    watch,
 )
 from fabricgen.render.artifacts import Renderer
 
@@ -52,6 +53,8 @@ RENDERERS: dict[str, Renderer] = {
     "policy-ovn-kubernetes": policy_ovnk8s.render,
     "policy-neutron": policy_neutron.render,
     "alerts": alerts.render,
+    "watch": watch.render,
+    "watch-monitoring": watch.render_monitoring,
 }
 
 # The renderers whose output is text files only (host scripts, netplan, INI, properties):
@@ -69,6 +72,7 @@ TEXT_ONLY = frozenset({
     "neutron-ml2",
     "policy-neutron",
     "alerts",
+    "watch-monitoring",
 })
 
 __all__ = ["RENDERERS", "TEXT_ONLY"]

@@ -11,7 +11,7 @@ harvester/addons `pkg/templates/rancherd-22-addons.yaml` leaves them); the objec
 
 The rules read two sources:
 
-- fabricgen's own (`fabricgen status --format openmetrics`, docs/metrics.md):
+- fabricgen's own (`fabricgen status --format openmetrics`, docs/watching.md):
   `fabricgen_status_check{scope, name, database, part, check, state}`, for what only a
   comparison with the fabric or across databases can see: raft quorum and members as the fabric
   declares them, the IC database's `vxlan_mode` and tunnel keys, stale next hops, gateways,

@@ -32,3 +32,18 @@ def name_length(fabric: Fabric) -> Iterator[Finding]:
             yield Finding("FG801", path, f"the Flux Kustomization {longest!r} is {len(longest)} characters long; "
                           f"Flux and Argo CD put such names in label values (at most {LABEL_MAX}); shorten "
                           "the site or this name")
+
+
+@rule("FG802", "watch-zone-unknown",
+      "The watch names a zone the fabric does not have, or the fabric has no zone for it to read.")
+def watch_zone(fabric: Fabric) -> Iterator[Finding]:
+    watch = fabric.watch
+    if watch is None:
+        return
+    names = [z.name for z in fabric.zones]
+    if not names:
+        yield Finding("FG802", ("watch",), "the watch reads the zones' clusters and this fabric has no zone; "
+                      "remove watch, or run `fabricgen status --serve` beside the deployments yourself")
+    elif watch.zone is not None and watch.zone not in names:
+        yield Finding("FG802", ("watch", "zone"), f"no zone {watch.zone!r} in the fabric; name one of: "
+                      f"{', '.join(names)}, or leave zone out to run the exporter where Argo CD or Flux runs")
