@@ -92,12 +92,12 @@ def test_removed_zone_is_orphaned_not_deleted_and_its_caution_says_what_to_do_by
     assert "drop their routes to its backbone (dr 172.30.40.0/24)" in caution
     assert "delete ovn-ic-config (or set enable-ic to \"false\")" in caution
     assert "--write" not in caution  # no request to re-read its address
-    assert "| `dr` | 5 orphaned |" in out
+    assert "| `dr` | 10 orphaned |" in out  # its 5 objects and the watch's ServiceAccount and RBAC
     assert "dr/ic-routes-dr.json, the same routes as a merge patch, is deleted too; shown once" in out
     assert "#### Vpc: ovn-cluster (orphaned)" in out
 
     doc = json.loads(diff(capsys, "json")[1])
-    assert doc["summary"]["orphaned"] == 5
+    assert doc["summary"]["orphaned"] == 10
     assert {(c["title"], c["status"]) for c in doc["changes"] if c["zone"] == "dr"} >= {
         ("Configuration: kube-system/kubeovn", "orphaned"), ("Vpc: ovn-cluster", "orphaned")}
     assert doc["cautions"][0]["zones"] == ["dr"]
@@ -128,7 +128,9 @@ def test_transit_address_change_is_shown_once_per_zone_with_a_caution(
     commit(repo, repo.read_text().replace("transitAddress: 169.254.100.23", "transitAddress: 169.254.100.25"))
     code, out = diff(capsys, "markdown")
     assert code == 3
-    assert "Summary: 3 modified" in out  # the Vpc of hq, edge and dr; not their merge-patch files
+    # the Vpc of hq, edge and dr (not their merge-patch files), and the fabric the exporter reads
+    assert "Summary: 4 modified" in out
+    assert "File: _monitoring/watch.yaml (modified)" in out
     assert "| `ai` |" not in out  # ai's own routes do not change
     for zone in ("hq", "edge", "dr"):
         assert f"<summary>{zone}</summary>" in out
