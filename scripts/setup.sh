@@ -24,7 +24,8 @@ DEBIAN_PACKAGES=(
   lua5.1               # the Argo CD health checks, as gopher-lua (Lua 5.1) runs them
   strace               # holds a system call so that a signal lands while a temporary file exists
   openssl              # the certificate of the HTTPS API server the token test runs
-  prometheus           # promtool: checks and unit-tests the rendered alert rules and the status metrics
+  prometheus           # promtool, and the Prometheus that scrapes the exporter in the watch's end-to-end test
+  prometheus-alertmanager  # the Alertmanager that notifies the end-to-end test's webhook
 )
 
 # Debian 13's OVN 25.03 and OVS 3.5 (what Kube-OVN 1.15 and later run), next to the system's

@@ -62,7 +62,7 @@ def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
     assert all(r["peak_mib"] > 0 for r in rows)
 
 
-def test_status_benchmark_runs_live_and_from_a_capture() -> None:
+def test_status_benchmark_runs_live_from_a_capture_and_as_metrics() -> None:
     """`benchmarks/status.py` on a 3-zone mesh, one run of each row (no timing is checked)."""
     from fabricgen.lab.programs import Programs
 
@@ -73,5 +73,6 @@ def test_status_benchmark_runs_live_and_from_a_capture() -> None:
                           cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert set(doc["rows"]) == {"live", "capture"}
+    assert set(doc["rows"]) == {"live", "capture", "metrics"}
+    assert all(row["peak_rss_mib"] > 0 for row in doc["rows"].values())
     assert all(row["median_s"] > 0 and row["exit"] in (0, 7) for row in doc["rows"].values())

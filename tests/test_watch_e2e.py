@@ -1,0 +1,200 @@
+"""The fabric's watch end to end, on this machine, 127.0.0.1 only (slow: minutes, real daemons).
+
+- the IC database as Kube-OVN's `start-ic-db.sh` runs it (`support/kubeovn_db.py`): three raft
+  members at bracketed `tcp:[IP]:6647`, OVN 25.03 where it is extracted, else the system's;
+- the exporter: `fabricgen status FABRIC --endpoints FILE --serve ADDRESS --interval 3`, sites/lab
+  with its IC database at those members (its zones have no cluster here: their series say
+  `unreachable`, whose alert waits 15 minutes);
+- a real Prometheus (Debian's 2.42) scraping it every 2 s and evaluating the rule file `render`
+  wrote for the fabric, unchanged, every 2 s, sending to
+- a real Alertmanager (Debian's 0.25) that notifies a webhook receiver this test runs.
+
+Unbroken, no raft alert is pending or firing for several evaluation rounds. Then two of the three
+members stop (seed 000's lost quorum): FabricRaftQuorumLost must reach the webhook for the IC
+database, critical, not before its `for: 2m` and within a minute after it, naming the IC
+database; brought back, the alert is resolved. The time from the break to the notification is
+printed (pytest -s) for the benchmark notes.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO, build_text
+from fabricgen.lab.programs import Programs
+from fabricgen.render import alerts
+from support.kubeovn_db import KubeOvnDatabase, missing
+from test_raft_kubeovn import endpoints_for, fabric_at
+
+PROMETHEUS, ALERTMANAGER = Path("/usr/bin/prometheus"), Path("/usr/bin/prometheus-alertmanager")
+DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())
+PROGRAMS = DEBIAN13 if not missing(DEBIAN13) else Programs.from_environment()
+FABRICGEN = Path(sys.executable).with_name("fabricgen")
+QUORUM_WAIT = 120  # the rule's `for: 2m`
+SLACK = 60  # a reading (3 s), a scrape and an evaluation (2 s each), Alertmanager's group_wait (1 s)
+
+pytestmark = pytest.mark.skipif(
+    not PROMETHEUS.exists() or not ALERTMANAGER.exists() or bool(missing(PROGRAMS)) or not FABRICGEN.exists(),
+    reason="prometheus, prometheus-alertmanager (scripts/setup.sh --test), OVN or an installed fabricgen missing")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """Alertmanager's webhook: every notification, with the time it arrived."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[float, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.seen.append((time.monotonic(), json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    def alerts(self, name: str, status: str) -> list[tuple[float, dict[str, Any]]]:
+        with self.lock:
+            return [(t, a) for t, n in self.seen for a in n["alerts"]
+                    if a["labels"].get("alertname") == name and a["status"] == status]
+
+
+def wait_for(what: str, condition: Any, timeout: float, step: float = 1.0) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = condition()
+        if found:
+            return found
+        time.sleep(step)
+    raise AssertionError(f"gave up waiting {timeout:.0f} s for {what}")
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        return json.loads(answer.read())
+
+
+@pytest.fixture
+def icdb(monkeypatch: pytest.MonkeyPatch) -> Iterator[KubeOvnDatabase]:
+    monkeypatch.setenv("PATH", PROGRAMS.search_path())
+    with KubeOvnDatabase(PROGRAMS) as db:
+        db.create()
+        yield db
+
+
+def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(icdb: KubeOvnDatabase,
+                                                                           tmp_path: Path) -> None:
+    fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
+    build = build_text(fabric.read_text(encoding="utf-8"), "sites/lab/fabric.yaml")
+    rules = tmp_path / alerts.RULE_FILE
+    rules.write_text(build.files[PurePosixPath("lab", str(alerts.DIRECTORY), alerts.RULE_FILE)].text)
+    receiver = Receiver()
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    exporter, prom, am = free_port(), free_port(), free_port()
+    (tmp_path / "am.yml").write_text(yaml.safe_dump({
+        "route": {"receiver": "test", "group_by": ["alertname", "scope", "name", "database"], "group_wait": "1s",
+                  "group_interval": "2s", "repeat_interval": "1h"},
+        "receivers": [{"name": "test", "webhook_configs": [
+            {"url": f"http://127.0.0.1:{receiver.server_address[1]}/", "send_resolved": True}]}]}))
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump({
+        "global": {"scrape_interval": "2s", "evaluation_interval": "2s", "scrape_timeout": "2s"},
+        "rule_files": [str(rules)],
+        "alerting": {"alertmanagers": [{"static_configs": [{"targets": [f"127.0.0.1:{am}"]}]}]},
+        "scrape_configs": [{"job_name": "fabricgen", "static_configs": [{"targets": [f"127.0.0.1:{exporter}"]}]}]}))
+    processes = [
+        subprocess.Popen([str(FABRICGEN), "status", str(fabric), "--endpoints", str(endpoints), "--serve",
+                          f"127.0.0.1:{exporter}", "--interval", "3"], cwd=tmp_path,
+                         stdout=subprocess.DEVNULL, stderr=(tmp_path / "exporter.log").open("w")),
+        subprocess.Popen([str(ALERTMANAGER), f"--config.file={tmp_path / 'am.yml'}",
+                          f"--storage.path={tmp_path / 'am'}", f"--web.listen-address=127.0.0.1:{am}",
+                          "--cluster.listen-address="], stdout=subprocess.DEVNULL,
+                         stderr=(tmp_path / "am.log").open("w")),
+        subprocess.Popen([str(PROMETHEUS), f"--config.file={tmp_path / 'prometheus.yml'}",
+                          f"--storage.tsdb.path={tmp_path / 'tsdb'}", f"--web.listen-address=127.0.0.1:{prom}"],
+                         stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("w")),
+    ]
+    api = f"http://127.0.0.1:{prom}/api/v1"
+    try:
+        def ic_quorum(state: str) -> list[dict[str, Any]]:
+            return [a for a in get_json(f"{api}/alerts")["data"]["alerts"]
+                    if a["labels"]["alertname"] == "FabricRaftQuorumLost" and a["labels"].get("scope") == "ic"
+                    and a["state"] == state]
+
+        def leader_ok() -> bool:
+            query = 'fabricgen_status_check{scope="ic",check="raft.leader",state="ok"}'
+            found = get_json(f"{api}/query?query={urllib.request.quote(query)}")["data"]["result"]
+            return len(found) == 2 and all(r["value"][1] == "1" for r in found)  # nb and sb
+
+        def readable() -> bool:
+            try:
+                return leader_ok()
+            except OSError:
+                return False
+
+        wait_for("Prometheus to scrape the first reading", readable, 120)
+        for _ in range(5):  # unbroken: several evaluation rounds, nothing pending or firing
+            time.sleep(2)
+            assert not ic_quorum("pending") and not ic_quorum("firing")
+        assert not receiver.alerts("FabricRaftQuorumLost", "firing")
+
+        left = icdb.leader()
+        stopped = [n for n in icdb.pods if n != left]
+        for name in stopped:
+            icdb.stop(name)
+        broken = time.monotonic()
+        wait_for("the alert to be pending", lambda: ic_quorum("pending") or ic_quorum("firing"), 60)
+        fired = wait_for("the notification", lambda: receiver.alerts("FabricRaftQuorumLost", "firing"),
+                         QUORUM_WAIT + SLACK)
+        took = fired[0][0] - broken
+        alert = fired[0][1]
+        print(f"\nbreak to notification: {took:.1f} s (for: {QUORUM_WAIT} s)")
+        assert took >= QUORUM_WAIT, took
+        assert alert["labels"]["severity"] == "critical"
+        assert alert["labels"]["scope"] == "ic" and alert["labels"]["site"] == "lab"
+        assert alert["labels"]["database"] in ("nb", "sb")
+        print(f"summary: {alert['annotations']['summary']}")
+        assert alert["annotations"]["summary"].startswith(f"ic {alert['labels'].get('name', '')}".rstrip())
+
+        assert not receiver.alerts("FabricRaftQuorumLost", "resolved"), receiver.seen  # it held while broken
+        repaired = time.monotonic()
+        icdb.start(*stopped)  # the repair (ovn-ctl returns once each member is connected)
+        resolved = wait_for("the resolved notification", lambda: receiver.alerts("FabricRaftQuorumLost", "resolved"),
+                            SLACK + 60)
+        assert resolved[0][0] > repaired
+        print(f"repair to resolved: {resolved[0][0] - repaired:.1f} s")
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        receiver.shutdown()
+    assert processes[0].returncode == 143, (tmp_path / "exporter.log").read_text()[-3000:]
