@@ -244,3 +244,35 @@ def test_declared_members_are_written_as_cluster_status_prints_them() -> None:
 
     members = declared_members([("a", "10.0.0.1"), ("b", "fd00::2")], "northbound", ic=True, protocol="ssl")
     assert [m.address for m in members] == ["ssl:10.0.0.1:6647", "ssl:[fd00::2]:6647"]
+
+
+def test_each_member_is_a_series_of_its_own(icdb: KubeOvnDatabase, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`status --format openmetrics` per raft member: whether it answered, its role, term, the
+    servers its list holds and its disconnections, by the fabric's names, with the members the
+    fabric declares; one member down is `up 0` with no role, the others keep theirs. Prometheus'
+    own linter (`promtool check metrics`) reads it."""
+    import shutil
+
+    icdb.create()
+    fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
+    leader = icdb.leader()
+    down = next(n for n in icdb.pods if n != leader)
+    icdb.stop(down)
+    main(["status", str(fabric), "--endpoints", str(endpoints), "--format", "openmetrics"])
+    text = capsys.readouterr().out
+    where = 'site="lab",scope="ic",name="",database="nb"'
+    lead, gone = NODES[list(icdb.pods).index(leader)], NODES[list(icdb.pods).index(down)]
+    assert f'fabricgen_raft_member_up{{{where},member="{lead}"}} 1' in text
+    assert f'fabricgen_raft_member_up{{{where},member="{gone}"}} 0' in text
+    assert f'fabricgen_raft_member_role{{{where},member="{lead}",role="leader"}} 1' in text
+    assert not re.search(rf'fabricgen_raft_member_role\{{{re.escape(where)},member="{gone}",role="\w+"\}} 1', text)
+    assert f'fabricgen_raft_member_servers{{{where},member="{lead}"}} 3' in text
+    assert re.search(rf'fabricgen_raft_member_term\{{{re.escape(where)},member="{lead}"\}} [1-9]', text)
+    assert f'fabricgen_raft_member_term{{{where},member="{gone}"}}' not in text  # not known: no value
+    assert f'fabricgen_raft_declared_members{{{where}}} 3' in text
+    promtool = shutil.which("promtool")
+    if promtool is not None:
+        done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True,
+                              check=False)
+        assert done.returncode == 0, done.stdout + done.stderr

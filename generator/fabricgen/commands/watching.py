@@ -86,12 +86,12 @@ def readable(summary: str) -> str:
 
 def page() -> str:
     from fabricgen.judge.exporter import EXPORTER_METRICS
-    from fabricgen.judge.openmetrics import METRICS
+    from fabricgen.judge.openmetrics import MEMBER_METRICS, METRICS
     from fabricgen.render.alerts import ALERTS, SITE
 
     lines = [INTRO, "## Metrics", "", "| metric | type | labels | meaning |", "| --- | --- | --- | --- |"]
     lines += [f"| `{m.name}` | {m.kind} | {', '.join(f'`{label}`' for label in m.labels)} | {m.help} |"
-              for m in (*METRICS, *EXPORTER_METRICS)]
+              for m in (*METRICS, *MEMBER_METRICS, *EXPORTER_METRICS)]
     lines += ["", "`state` is one of `ok`, `drift`, `unknown`, `unhealthy`, `unreachable` (see",
               "[Live status](status-and-import.md#live-status-fabricgen-status)).", "", "## Alerts", ""]
     for alert in ALERTS:

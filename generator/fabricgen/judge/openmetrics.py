@@ -12,7 +12,11 @@ objects of a zone) are one series, in the worst of their states. The labels say 
 - `part`: what the check is of, the first word of `check` (`raft`, `routes`, `transit`, `ic`,
   `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
 
-`METRICS` lists every metric with its type, help and labels; `fabricgen metrics --markdown` is
+Per raft member (`MEMBER_METRICS`): whether it answered, its role, term, the servers its list
+holds and its disconnections, with the member's name as the checks give it, and per database
+the members the fabric declares: what an operator compares when a member is lost or stale.
+
+`METRICS` and `MEMBER_METRICS` list every metric with its type, help and labels; `fabricgen metrics --markdown` is
 their reference (docs/watching.md). Names and labels follow Prometheus' naming rules and are
 stable: a new one may be added, none is renamed.
 """
@@ -23,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from fabricgen.judge.checks import ORDER, Check, worst
+from fabricgen.judge.raft_readings import ROLES
 from fabricgen.judge.verdicts import Report
 
 
@@ -43,6 +48,23 @@ METRICS: tuple[Metric, ...] = (
     Metric("fabricgen_status_verdict", "gauge",
            "1 for the reading's worst state (the exit status of fabricgen status), 0 for the others.",
            ("site", "state")),
+)
+MEMBER_LABELS = ("site", "scope", "name", "database", "member")
+MEMBER_METRICS: tuple[Metric, ...] = (
+    Metric("fabricgen_raft_member_up", "gauge", "1 when the raft member answered the reading, else 0.",
+           MEMBER_LABELS),
+    Metric("fabricgen_raft_member_role", "gauge",
+           "1 for the member's raft role (leader, follower, candidate), 0 for the others; all 0 when not known.",
+           (*MEMBER_LABELS, "role")),
+    Metric("fabricgen_raft_member_term", "gauge", "The member's raft term (from cluster/status).", MEMBER_LABELS),
+    Metric("fabricgen_raft_member_servers", "gauge",
+           "How many servers the member's own list holds (from cluster/status); compare with the declared members.",
+           MEMBER_LABELS),
+    Metric("fabricgen_raft_member_disconnections", "gauge",
+           "Raft disconnections the member counted since it started (from cluster/status).", MEMBER_LABELS),
+    Metric("fabricgen_raft_declared_members", "gauge",
+           "How many members the fabric declares for the database (the IC database, a deployment's).",
+           ("site", "scope", "name", "database")),
 )
 _SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment) (?P<name>\S+))"
                       r"(?: (?P<database>nb|sb) raft)?$")
@@ -88,4 +110,24 @@ def openmetrics(report: Report) -> str:
     out += _family(checks, [_series(checks.name, {"site": report.site, "state": s}, counts[s]) for s in ORDER])
     out += _family(verdict, [_series(verdict.name, {"site": report.site, "state": s}, int(report.verdict == s))
                              for s in ORDER])
+    out += _members(report)
     return "\n".join([*out, "# EOF"]) + "\n"
+
+
+def _members(report: Report) -> list[str]:
+    """The per-member families: every member in each, a value only where it is known."""
+    up, role, term, servers, disconnections, declared = MEMBER_METRICS
+    rows: dict[str, list[str]] = {m.name: [] for m in MEMBER_METRICS}
+    databases: dict[tuple[tuple[str, str], ...], int] = {}
+    for m in report.members:
+        place = where(Check(m.subject, "raft", "ok", ""))
+        labels = {"site": report.site, **place, "member": m.member}
+        rows[up.name].append(_series(up.name, labels, int(m.answered)))
+        rows[role.name] += [_series(role.name, {**labels, "role": r}, int(m.role == r)) for r in ROLES]
+        for metric, value in ((term, m.term), (servers, m.servers), (disconnections, m.disconnections)):
+            if value is not None:
+                rows[metric.name].append(_series(metric.name, labels, value))
+        if m.declared is not None:
+            databases[tuple({"site": report.site, **place}.items())] = m.declared
+    rows[declared.name] = [_series(declared.name, dict(key), count) for key, count in databases.items()]
+    return [line for metric in MEMBER_METRICS if rows[metric.name] for line in _family(metric, rows[metric.name])]

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from fabricgen.errors import FabricgenError
 from fabricgen.judge import raft
 from fabricgen.judge.checks import UNREACHABLE, Check
+from fabricgen.judge.raft_readings import MemberReading, reading
 from fabricgen.model.ovn import RAFT_PORTS
 from fabricgen.observe import raft_address
 from fabricgen.observe.live_fabric import SHORT, RaftMember
@@ -70,6 +71,15 @@ def _declared_name(member: RaftMember, declared: Sequence[tuple[str, str]] | Non
         if (member.node and member.node == name) or (member.address and member.address == address):
             return name
     return member.name
+
+
+def readings(subject: str, members: Mapping[Database, Sequence[RaftMember]],
+             declared: Sequence[tuple[str, str]] | None, *, ic: bool) -> list[MemberReading]:
+    """Each member of one AZ's (or the IC database's) two databases as it answered."""
+    names = IC_CTL if ic else ZONE_CTL
+    count = len(declared) if declared is not None else None
+    return [reading(f"{subject} {SHORT[db]} raft", _declared_name(m, declared), _reading(m, names[db][1]), count)
+            for db in DATABASES for m in members.get(db, ())]
 
 
 def checks(subject: str, members: Mapping[Database, Sequence[RaftMember]],

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fabricgen.judge import interconnection, objects, raft_health, routes
 from fabricgen.judge.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.judge.expected import AzIntent, intents
+from fabricgen.judge.raft_readings import MemberReading
 from fabricgen.observe.live_fabric import AzLive, LiveFabric, rendered_objects
 from fabricgen.observe.sources import Database, Kubectl, Member
 from fabricgen.pipeline import Build
@@ -21,6 +22,7 @@ class Report:
     site: str
     checks: tuple[Check, ...]
     notes: tuple[str, ...] = field(default=())
+    members: tuple[MemberReading, ...] = field(default=())  # each raft member as it answered
 
     @property
     def verdict(self) -> Verdict:
@@ -49,6 +51,7 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
     wanted = intents(build)
     by_az = {i.az: i for i in wanted}
     checks: list[Check] = []
+    members: list[MemberReading] = []
     fabric_model = build.plan.fabric
     ic_live = live.ic
     addresses: dict[str, str] = {}
@@ -59,17 +62,28 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         declared = [(m.node, str(m.address)) for m in fabric_model.interconnection.database.members]
         checks += raft_health.checks("IC database", ic_live.raft, declared, ic_live.pods_error, ic=True,
                                      overrides=_overrides(ic_live.source.members))
+        members += raft_health.readings("IC database", ic_live.raft, declared, ic=True)
     for az in live.azs:
         intent = by_az.get(az.source.az)
         if intent is None:
             continue
         checks += _az(build, intent, az, live, wanted, addresses, fabric)
+        members += raft_health.readings(intent.subject, az.raft, _deployment_members(build, intent), ic=False)
     for db in live.databases:
         deployment = next(d for d in fabric_model.ovn_deployments if d.name == db.source.name)
         declared = [(m.host, str(m.address)) for m in deployment.databases.members]
         checks += raft_health.checks(db.source.subject, db.raft, declared, None, ic=False,
                                      protocol=deployment.databases.protocol, overrides=_overrides(db.source.members))
-    return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes))
+        members += raft_health.readings(db.source.subject, db.raft, declared, ic=False)
+    return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes), tuple(members))
+
+
+def _deployment_members(build: Build, intent: AzIntent) -> list[tuple[str, str]] | None:
+    """The raft members a deployment declares (a Kube-OVN zone declares none)."""
+    if intent.kind != "deployment":
+        return None
+    deployment = next(d for d in build.plan.fabric.ovn_deployments if d.name == intent.name)
+    return [(m.host, str(m.address)) for m in deployment.databases.members]
 
 
 def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Sequence[AzIntent],
@@ -86,11 +100,9 @@ def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Se
     out += interconnection.az_checks(build.plan.fabric, intent, az, live.ic, fabric)
     out += routes.check(intent, az, addresses, fabric, sync)
     out += routes.check_learned(intent, az, wanted)
-    declared, protocol = None, "tcp"
+    declared, protocol = _deployment_members(build, intent), "tcp"
     if intent.kind == "deployment":
-        deployment = next(d for d in build.plan.fabric.ovn_deployments if d.name == intent.name)
-        declared = [(m.host, str(m.address)) for m in deployment.databases.members]
-        protocol = deployment.databases.protocol
+        protocol = next(d for d in build.plan.fabric.ovn_deployments if d.name == intent.name).databases.protocol
     out += raft_health.checks(intent.subject, az.raft, declared, az.pods_error, ic=False, protocol=protocol,
                               overrides=_overrides(az.source.members))
     return out
