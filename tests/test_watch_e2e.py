@@ -15,7 +15,9 @@ breaks, one after another: vxlan_mode removed (FabricVxlanModeMissing pending wi
 one member of three stopped (FabricRaftMemberProblem pending, no lost quorum), a second stopped
 (seed 000's lost quorum): FabricRaftQuorumLost must reach the webhook for the IC database,
 critical, not before its `for: 2m` and within a minute after it, naming the IC database; brought
-back, the alert is resolved. The longer `for:` of the other alerts (5 and 10 minutes) are
+back, the alert is resolved. Then a member that rejoins under a new server id (a stale entry:
+raft.servers unhealthy, FabricRaftMemberProblem pending; kicked as status says, ok again), and a
+two-member cluster (raft.count unhealthy). The longer `for:` of the other alerts (5 and 10 minutes) are
 Prometheus' own semantics, which this firing proves once; promtool's unit tests
 (tests/test_alerts.py) prove each rule's timing. The time from the break to the notification is
 printed (pytest -s) for the benchmark notes.
@@ -226,6 +228,15 @@ def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(ic
         def named(name: str, scope: str) -> list[dict[str, Any]]:
             return [a for a in alerts_now() if a["labels"]["alertname"] == name and a["labels"].get("scope") == scope]
 
+        def check_is(check: str, state: str) -> bool:
+            query = f'fabricgen_status_check{{scope="ic",database="nb",check="{check}",state="{state}"}} == 1'
+            return bool(get_json(f"{api}/query?query={urllib.request.quote(query)}")["data"]["result"])
+
+        def sid(name: str, database: str) -> str:
+            done = icdb.appctl(name, "cluster/sid", database, database=database)
+            assert done.returncode == 0, done.stderr
+            return done.stdout.strip()
+
         def readable() -> bool:
             try:
                 return leader_ok()
@@ -271,6 +282,32 @@ def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(ic
                             SLACK + 60)
         assert resolved[0][0] > repaired
         print(f"repair to resolved: {resolved[0][0] - repaired:.1f} s")
+
+        # a member that comes back without its files and rejoins under a new server id: its old
+        # entry stays in the server list, stale, and counts towards the majority (seed 000)
+        first = next(iter(icdb.pods))  # the member the others join through (start-ic-db.sh)
+        member = next(n for n in reversed(icdb.pods) if n not in (first, icdb.leader(NB), icdb.leader(SB)))
+        old = {db: sid(member, db) for db in (NB, SB)}
+        icdb.stop(member)
+        for path in icdb.pods[member].dir("db").glob("*.db"):
+            path.unlink()
+        icdb.start(member)
+        assert all(sid(member, db) != old[db] for db in (NB, SB))
+        wait_for("raft.servers unhealthy (a stale entry)", lambda: check_is("raft.servers", "unhealthy"), 60)
+        wait_for("FabricRaftMemberProblem pending", lambda: named("FabricRaftMemberProblem", "ic"), 30)
+        for db in (NB, SB):  # the fix status gives: kick the old id
+            done = icdb.appctl(icdb.leader(db), "cluster/kick", db, old[db], database=db)
+            assert done.returncode == 0, done.stderr
+        wait_for("raft.servers ok again", lambda: check_is("raft.servers", "ok"), 60)
+
+        # a two-member cluster: one member kicked and gone
+        gone = next(n for n in reversed(icdb.pods) if n not in (first, icdb.leader(NB), icdb.leader(SB)))
+        for db in (NB, SB):
+            done = icdb.appctl(icdb.leader(db), "cluster/kick", db, sid(gone, db), database=db)
+            assert done.returncode == 0, done.stderr
+        icdb.stop(gone)
+        wait_for("raft.count unhealthy (two members)", lambda: check_is("raft.count", "unhealthy"), 60)
+        wait_for("FabricRaftMemberProblem pending again", lambda: named("FabricRaftMemberProblem", "ic"), 30)
     finally:
         for process in processes:
             process.terminate()
