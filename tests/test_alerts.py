@@ -53,6 +53,11 @@ IC_LEADER = 'scope="ic",database="nb",part="raft",check="raft.leader"'
 HQ_MEMBERS = 'scope="zone",name="hq",database="sb",part="raft",check="raft.members"'
 VXLAN = 'scope="ic",part="ic",check="ic.vxlan-mode"'
 STALE = 'scope="zone",name="ai",part="routes",check="routes.stale"'
+KEY = 'scope="zone",name="ai",part="transit",check="transit.tunnel-key"'
+GATEWAYS = 'scope="zone",name="hq",part="gateways",check="gateways"'
+GATEWAYS_EDGE = 'scope="zone",name="edge",part="gateways",check="gateways"'
+DRIFTED = 'scope="zone",name="dr",part="object",check="object.changed"'
+UNREAD = 'scope="zone",name="edge",part="cluster",check="cluster.read"'
 
 
 def expected(name: str, severity: str, labels: dict[str, str], summary: str) -> dict[str, Any]:
@@ -127,6 +132,63 @@ def cases() -> list[dict[str, Any]]:
                 {"eval_time": "4m", "alertname": "FabricWatchAbsent", "exp_alerts": []},
                 {"eval_time": "26m", "alertname": "FabricWatchAbsent", "exp_alerts": [
                     expected("FabricWatchAbsent", "warning", {}, "no reading of the fabric for 15 minutes")]},
+            ],
+        },
+        {   # a tunnel key that differs pages after 5 minutes; a gateway missing warns after 10, and one
+            # back within them does not; drift waits 30 minutes (a sync); an unread part 15
+            "interval": "1m",
+            "input_series": [
+                {"series": check(KEY, "unhealthy"), "values": "0 1x10"},
+                {"series": check(GATEWAYS, "drift"), "values": "0 1x12"},
+                {"series": check(GATEWAYS_EDGE, "drift"), "values": "0 1x5 0x10"},
+                {"series": check(DRIFTED, "drift"), "values": "1x40"},
+                {"series": check(UNREAD, "unreachable"), "values": "1x20"}],
+            "alert_rule_test": [
+                {"eval_time": "4m", "alertname": "FabricTunnelKeyMismatch", "exp_alerts": []},
+                {"eval_time": "7m", "alertname": "FabricTunnelKeyMismatch", "exp_alerts": [
+                    expected("FabricTunnelKeyMismatch", "critical",
+                             {"scope": "zone", "name": "ai", "part": "transit", "check": "transit.tunnel-key",
+                              "state": "unhealthy"},
+                             "zone ai: a transit switch's tunnel key differs between the IC database and an AZ")]},
+                {"eval_time": "8m", "alertname": "FabricGatewayMissing", "exp_alerts": []},
+                {"eval_time": "12m", "alertname": "FabricGatewayMissing", "exp_alerts": [
+                    expected("FabricGatewayMissing", "warning",
+                             {"scope": "zone", "name": "hq", "part": "gateways", "check": "gateways",
+                              "state": "drift"},
+                             "zone hq: a gateway chassis or the AZ's registration is missing")]},
+                {"eval_time": "20m", "alertname": "FabricDrift", "exp_alerts": []},
+                {"eval_time": "35m", "alertname": "FabricDrift", "exp_alerts": [
+                    expected("FabricDrift", "warning",
+                             {"scope": "zone", "name": "dr", "part": "object", "check": "object.changed",
+                              "state": "drift"},
+                             "zone dr: the live fabric differs from fabric.yaml (object.changed)")]},
+                {"eval_time": "10m", "alertname": "FabricUnread", "exp_alerts": []},
+                {"eval_time": "16m", "alertname": "FabricUnread", "exp_alerts": [
+                    expected("FabricUnread", "warning",
+                             {"scope": "zone", "name": "edge", "part": "cluster", "check": "cluster.read",
+                              "state": "unreachable"},
+                             "zone edge: part of the fabric could not be read (cluster.read)")]},
+            ],
+        },
+        {   # kube-ovn-monitor: a member out of its cluster for 10 minutes; a database unhealthy for 5
+            "interval": "1m",
+            "input_series": [
+                {"series": 'kube_ovn_cluster_status{db_name="OVN_Southbound",hostname="n2",'
+                           'server_status="disconnected from the cluster (election timeout)"}', "values": "1x15"},
+                {"series": 'kube_ovn_cluster_status{db_name="OVN_Southbound",hostname="n1",'
+                           'server_status="cluster member"}', "values": "1x15"},
+                {"series": 'kube_ovn_ovn_status{component="northd",hostname="n3"}', "values": "1 0x10"}],
+            "alert_rule_test": [
+                {"eval_time": "8m", "alertname": "KubeOvnRaftMemberNotInCluster", "exp_alerts": []},
+                {"eval_time": "12m", "alertname": "KubeOvnRaftMemberNotInCluster", "exp_alerts": [
+                    expected("KubeOvnRaftMemberNotInCluster", "warning",
+                             {"db_name": "OVN_Southbound", "hostname": "n2",
+                              "server_status": "disconnected from the cluster (election timeout)"},
+                             "OVN_Southbound on n2: disconnected from the cluster (election timeout)")]},
+                {"eval_time": "4m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": []},
+                {"eval_time": "8m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": [
+                    expected("KubeOvnDatabaseUnhealthy", "warning", {"component": "northd", "hostname": "n3"},
+                             "northd on n3 is unhealthy")]},
             ],
         },
         {   # kube-ovn-monitor: no member of a zone's NB claims leadership for 2 minutes
