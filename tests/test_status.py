@@ -356,7 +356,10 @@ def lab_endpoints(lab: assembly.Lab, path: Path) -> Path:
     path.write_text(json.dumps({
         "icDatabase": {"northbound": sb.ic_nb, "southbound": sb.ic_sb},
         "availabilityZones": {name: {"northbound": sb.nb_db(az), "southbound": sb.sb_db(az)}
-                              for name, az in _fabric_names(lab).items()}}), encoding="utf-8")
+                              for name, az in _fabric_names(lab).items()},
+        # the lab has no Kubernetes API: the consumers' objects are not read (test_status_clusters)
+        "kubernetesClusters": {c.name: {"read": False} for d in lab.build.plan.fabric.ovn_deployments
+                               for c in d.consumers if c.platform == "kubernetes"}}), encoding="utf-8")
     return path
 
 

@@ -6,8 +6,8 @@ stops being reported is stale rather than ok. Several checks of one name in one 
 objects of a zone) are one series, in the worst of their states. The labels say where the check is:
 
 - `site`: the fabric's `metadata.name`, so that one Prometheus watches several fabrics;
-- `scope`: `ic` (the IC database), `zone`, or `deployment`; `name`: the zone's or deployment's
-  name (empty for the IC database);
+- `scope`: `ic` (the IC database), `zone`, `deployment`, or `cluster` (a Kubernetes consumer's,
+  whose objects fabricgen renders); `name`: its name in the fabric (empty for the IC database);
 - `database`: `nb` or `sb` for a raft check of that database, else empty;
 - `part`: what the check is of, the first word of `check` (`raft`, `routes`, `transit`, `ic`,
   `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
@@ -66,7 +66,7 @@ MEMBER_METRICS: tuple[Metric, ...] = (
            "How many members the fabric declares for the database (the IC database, a deployment's).",
            ("site", "scope", "name", "database")),
 )
-_SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment) (?P<name>\S+))"
+_SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment|cluster) (?P<name>\S+))"
                       r"(?: (?P<database>nb|sb) raft)?$")
 
 

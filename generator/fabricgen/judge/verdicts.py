@@ -37,14 +37,19 @@ class Report:
 
 def sync_hint(build: Build, intent: AzIntent) -> str:
     """How an AZ's rendered output is applied again."""
+    return _sync(build, intent.kind, intent.name)
+
+
+def _sync(build: Build, kind: str, name: str) -> str:
+    """How the rendered output of a zone, deployment or Kubernetes consumer (`cluster`) is applied again."""
     site = build.plan.site
-    if intent.kind == "deployment":
-        return f"run rendered/{site}/_host/{intent.name}/controllers/*/configure-ovn-ic.sh on a controller"
+    if kind == "deployment":
+        return f"run rendered/{site}/_host/{name}/controllers/*/configure-ovn-ic.sh on a controller"
     if build.plan.fabric.delivery is not None:
-        return (f"sync it: argocd app sync fabric-{site}-{intent.name}, or flux reconcile kustomization "
-                f"fabric-{site}-{intent.name}-stage-N (or kubectl apply --server-side -k "
-                f"rendered/{site}/{intent.name})")
-    return f"apply it: kubectl apply --server-side -k rendered/{site}/{intent.name}"
+        return (f"sync it: argocd app sync fabric-{site}-{name}, or flux reconcile kustomization "
+                f"fabric-{site}-{name}-stage-N (or kubectl apply --server-side -k "
+                f"rendered/{site}/{name})")
+    return f"apply it: kubectl apply --server-side -k rendered/{site}/{name}"
 
 
 def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
@@ -75,6 +80,9 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         checks += raft_health.checks(db.source.subject, db.raft, declared, None, ic=False,
                                      protocol=deployment.databases.protocol, overrides=_overrides(db.source.members))
         members += raft_health.readings(db.source.subject, db.raft, declared, ic=False)
+    for cluster in live.clusters:
+        checks += objects.check(cluster, rendered_objects(build, cluster.source.name),
+                                _sync(build, "cluster", cluster.source.name))
     return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes), tuple(members))
 
 

@@ -125,6 +125,7 @@ class LiveFabric:
     ic: IcLive | None
     databases: list[AzLive]  # deployments that do not interconnect: raft only
     notes: list[str] = field(default_factory=list)
+    clusters: list[AzLive] = field(default_factory=list)  # Kubernetes consumers: their objects only
 
 
 # ------------------------------------------------------------------ reading
@@ -136,6 +137,8 @@ def gather(build: Build, sources: Sources, observer: Observer) -> LiveFabric:
         first += _first_round(build, az, sources)
     if sources.ic is not None:
         first += _ic_first_round(sources.ic, sources)
+    for cluster in sources.clusters:
+        first += _cluster_round(build, cluster)
     seen = observer.observe(first)
     second: list[Probe] = []
     pods: dict[str, list[Pod] | str] = {}
@@ -154,7 +157,8 @@ def gather(build: Build, sources: Sources, observer: Observer) -> LiveFabric:
     azs = [_az_live(build, az, seen, pods.get(az.name)) for az in sources.azs]
     databases = [_az_live(build, az, seen, pods.get(az.name)) for az in sources.databases]
     ic = _ic_live(sources.ic, seen, pods.get("ic")) if sources.ic is not None else None
-    return LiveFabric(azs, ic, databases, _unchecked(sources))
+    clusters = [_cluster_live(build, c, seen) for c in sources.clusters]
+    return LiveFabric(azs, ic, databases, _unchecked(sources), clusters)
 
 
 def _unchecked(sources: Sources) -> list[str]:
@@ -172,7 +176,7 @@ def _unchecked(sources: Sources) -> list[str]:
 
 
 def _key(az: AzSource, *parts: str) -> str:
-    return "/".join(("zones" if az.kind == "zone" else "deployments", az.name, *parts))
+    return "/".join(({"zone": "zones", "deployment": "deployments", "cluster": "clusters"}[az.kind], az.name, *parts))
 
 
 def _tables(az: AzSource, db: Database, pod: str | None, ssl: Ssl | None) -> list[Probe]:
@@ -324,11 +328,11 @@ def rendered_objects(build: Build, directory: str) -> list[dict[str, Any]]:
             for obj in build.objects(d)]
 
 
-def _named(build: Build, zone: str) -> dict[str, list[str]]:
+def _named(build: Build, zone: str, always: Sequence[str] = NAMED) -> dict[str, list[str]]:
     """`TYPE/NAME` of the objects read by name, per namespace: the zone's rendered objects of the
-    kinds not read whole (`LISTED`), and the ConfigMaps `import` reads; cluster-scoped ones go
-    with the first namespace (`-n` does not apply to them)."""
-    namespaced: dict[str, list[str]] = {KUBE_SYSTEM: list(NAMED)}
+    kinds not read whole (`LISTED`), and `always` in kube-system (the ConfigMaps `import` reads);
+    cluster-scoped ones go with the first namespace (`-n` does not apply to them)."""
+    namespaced: dict[str, list[str]] = {KUBE_SYSTEM: list(always)} if always else {}
     cluster: list[str] = []
     for obj in rendered_objects(build, zone):
         oid = kube_objects.identify(obj)
@@ -339,8 +343,8 @@ def _named(build: Build, zone: str) -> dict[str, list[str]]:
             continue
         name = f"{resource}/{oid.name}"
         (namespaced.setdefault(oid.namespace, []) if oid.namespace else cluster).append(name)
-    first = sorted(namespaced)[0]
-    namespaced[first] = cluster + namespaced[first]
+    first = sorted(namespaced)[0] if namespaced else KUBE_SYSTEM
+    namespaced[first] = cluster + namespaced.get(first, [])
     return {ns: sorted(set(names), key=names.index) for ns, names in sorted(namespaced.items()) if names}
 
 
@@ -357,8 +361,13 @@ def object_observations(build: Build, az: AzSource) -> list[str]:
 
 def _objects(build: Build, az: AzSource, seen: Mapping[str, Observation]) -> tuple[dict[ObjectId, LiveObject] | None,
                                                                                       str | None]:
+    return _read_objects(az, object_observations(build, az), seen)
+
+
+def _read_objects(az: AzSource, keys: Sequence[str], seen: Mapping[str, Observation]) -> tuple[
+        dict[ObjectId, LiveObject] | None, str | None]:
     found: list[LiveObject] = []
-    for key in object_observations(build, az):
+    for key in keys:
         obs = seen[key]
         if _absent_kind(obs):
             continue
@@ -373,6 +382,20 @@ def _objects(build: Build, az: AzSource, seen: Mapping[str, Observation]) -> tup
         return kube_objects.merge_objects(found), None
     except FabricgenError as exc:
         return None, str(exc)
+
+
+def _cluster_round(build: Build, cluster: AzSource) -> list[Probe]:
+    """A Kubernetes consumer's cluster: the objects fabricgen renders for it, by name."""
+    assert isinstance(cluster.access, Kubectl)
+    return [Probe(_key(cluster, "objects", "named", ns), tuple(cmd.objects(cluster.access, ns, names)))
+            for ns, names in _named(build, cluster.name, always=()).items()]
+
+
+def _cluster_live(build: Build, cluster: AzSource, seen: Mapping[str, Observation]) -> AzLive:
+    live = AzLive(cluster, Tables(), Tables())
+    keys = [_key(cluster, "objects", "named", ns) for ns in _named(build, cluster.name, always=())]
+    live.objects, live.objects_error = _read_objects(cluster, keys, seen)
+    return live
 
 
 # ------------------------------------------------------------------ parsing

@@ -27,6 +27,9 @@
           northbound: ssl:10.20.0.11:6641
           southbound: ssl:10.20.0.11:6642
           members: [...]
+      kubernetesClusters:               # a Kubernetes consumer's cluster, by its fabric name
+        k8s-prod: {kubeContext: prod}   # read through this kubectl context (default: its destination's)
+        # or {read: false}: its objects are not read
       ssl:                              # client certificate for ssl: remotes (paths)
         privateKey: /etc/ovn/key.pem
         certificate: /etc/ovn/cert.pem
@@ -46,6 +49,7 @@ from typing import Any, Literal
 
 from fabricgen.errors import FabricgenError
 from fabricgen.model import Fabric
+from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.observe.raft_address import address as remote
 from fabricgen.pipeline import Build
 from fabricgen.regular_file import read_regular
@@ -106,8 +110,8 @@ class AzSource:
     """One availability zone: a zone of the fabric or an interconnected deployment."""
 
     az: str  # the OVN AZ name
-    kind: Literal["zone", "deployment"]
-    name: str  # the zone's or deployment's name in the fabric
+    kind: Literal["zone", "deployment", "cluster"]  # cluster: a Kubernetes consumer's, objects only
+    name: str  # the zone's, deployment's or Kubernetes consumer's name in the fabric
     access: Kubectl | Direct
     members: tuple[Member, ...] = ()  # raft members for a Direct access (kubectl finds the pods)
 
@@ -129,6 +133,8 @@ class Sources:
     ssl: Ssl | None = None
     # Deployments that do not interconnect: their raft health only (Direct, declared members).
     databases: tuple[AzSource, ...] = ()
+    # Kubernetes consumers' clusters (OVN-Kubernetes): the objects fabricgen renders for them.
+    clusters: tuple[AzSource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,8 @@ class Endpoints:
     ic: IcSource | None = None
     azs: Mapping[str, tuple[Direct, tuple[Member, ...]]] = field(default_factory=dict)
     ssl: Ssl | None = None
+    # a Kubernetes consumer -> its kubectl context ("": its destination's); None: not read
+    clusters: Mapping[str, str | None] = field(default_factory=dict)
 
 
 def plan(build: Build, endpoints: Endpoints) -> Sources:
@@ -158,7 +166,16 @@ def plan(build: Build, endpoints: Endpoints) -> Sources:
     if unknown:
         raise EndpointsError(f"endpoints: availabilityZones names {', '.join(unknown)}, which the fabric has "
                              "neither as a zone nor as an OVN deployment")
-    return Sources(tuple(azs), _ic(fabric, endpoints), endpoints.ssl, tuple(databases))
+    consumers = [c for d in fabric.ovn_deployments for c in d.consumers if isinstance(c, KubernetesCluster)]
+    unknown_clusters = sorted(set(endpoints.clusters) - {c.name for c in consumers})
+    if unknown_clusters:
+        raise EndpointsError(f"endpoints: kubernetesClusters names {', '.join(unknown_clusters)}, which the fabric "
+                             "has not as a Kubernetes consumer")
+    clusters = tuple(AzSource(c.name, "cluster", c.name,
+                              Kubectl(endpoints.clusters.get(c.name) or c.destination.kube_context or c.name))
+                     for c in consumers if build.objects(c.name)
+                     if c.name not in endpoints.clusters or endpoints.clusters[c.name] is not None)
+    return Sources(tuple(azs), _ic(fabric, endpoints), endpoints.ssl, tuple(databases), clusters)
 
 
 def _ic(fabric: Fabric, endpoints: Endpoints) -> IcSource | None:
@@ -256,7 +273,7 @@ class _Reader:
         return value
 
     def endpoints(self, doc: Any) -> Endpoints:
-        top = self.mapping(doc, "", {"icDatabase", "availabilityZones", "ssl"})
+        top = self.mapping(doc, "", {"icDatabase", "availabilityZones", "ssl", "kubernetesClusters"})
         ic = None
         if "icDatabase" in top:
             found = self.databases(top["icDatabase"], "icDatabase", doc, "icDatabase")
@@ -280,7 +297,28 @@ class _Reader:
                       self.missing(node, "ssl", k) for k in ("privateKey", "certificate", "caCertificate")]
             if all(values):
                 ssl = Ssl(*(str(v) for v in values))
-        return Endpoints(ic, azs, ssl)
+        clusters: dict[str, str | None] = {}
+        given = top.get("kubernetesClusters", {})
+        for name in self.mapping(given, "kubernetesClusters", set(given) if isinstance(given, dict) else set(),
+                                 doc, "kubernetesClusters"):
+            where = f"kubernetesClusters.{name}"
+            node = given[name]
+            fields = self.mapping(node, where, {"kubeContext", "read"}, given, str(name))
+            if not _NAME.fullmatch(str(name)):
+                self.problem(given, str(name), where, "expected a Kubernetes consumer's name")
+                continue
+            read = fields.get("read", True)
+            if not isinstance(read, bool):
+                self.problem(node, "read", f"{where}.read", "expected true or false")
+            elif not read:
+                clusters[str(name)] = None
+            elif "kubeContext" in fields:
+                context = self.text(node, "kubeContext", where, _NAME, "a kubectl context name")
+                if context is not None:
+                    clusters[str(name)] = context
+            else:
+                clusters[str(name)] = ""  # read, through its destination's context
+        return Endpoints(ic, azs, ssl, clusters)
 
     def missing(self, node: Any, where: str, key: str) -> str | None:
         """Report a required key that is absent; None, as a value read would be."""
