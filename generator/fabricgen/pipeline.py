@@ -76,6 +76,11 @@ def check(source: Source | None, diagnostics: list[Diagnostic]) -> tuple[Fabric,
     if source is None:
         raise InvalidFabricError(diagnostics)
     fabric, found = validate(source)
+    if source.fast and (fabric is None or found):
+        # something to report: judged again from the round-trip reading, whose values carry
+        # their positions and are what every message was written against
+        source = source.located()
+        fabric, found = validate(source)
     if fabric is None or any(d.is_error for d in found):
         raise InvalidFabricError(found)
     return fabric, source, found
