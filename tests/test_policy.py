@@ -362,3 +362,19 @@ def test_a_misspelt_name_gets_the_nearest_one() -> None:
            "prod-web, shared [FG901]" in lines
     assert "tenantSubnet.zone: no zone 'hqq' in the fabric (did you mean 'hq'?)" in lines
     assert "tenantSubnet.name: zone hq has no tenant subnet 'prod-dbb' (did you mean 'prod-db'?)" in lines
+
+
+@pytest.mark.parametrize(("written", "column"), [
+    ("'ip4.src == 10.0.0.0/8 && tcp.dst == = 80'", "at"),     # quoted: the column of the '=' at fault
+    ("ip4.src == 10.0.0.0/8 && tcp.dst == = 80", "at"),       # plain
+    ('"ip4.src == 10.0.0.0/8 \\u0026\\u0026 tcp.dst == = 80"', "start"),  # escapes: the value's own column
+])
+def test_a_bad_match_is_located_at_the_character_at_fault(written: str, column: str) -> None:
+    acl = f"              - {{direction: to-lport, priority: 1000, action: drop, match: {written}}}\n"
+    text = edit(LAB.read_text(), "          - {name: prod-web, cidr: 10.100.3.0/24}\n",
+                "          - name: prod-web\n            cidr: 10.100.3.0/24\n            acls:\n" + acl)
+    (line,) = [x for x in diagnostic_lines(text, NAME) if ".match: " in x]
+    number = text.splitlines().index(acl.rstrip("\n")) + 1
+    start = acl.index(written) + 1
+    expected = acl.index("= 80") + 1 if column == "at" else start
+    assert line.startswith(f"{NAME}:{number}:{expected}: ") and "at character 37" in line, (line, expected)

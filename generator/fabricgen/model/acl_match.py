@@ -53,7 +53,11 @@ _REGISTER = re.compile(r"(xx)?reg[0-9]+|xreg[0-9]+")
 
 
 class MatchError(ValueError):
-    """The text is not an OVN match expression."""
+    """The text is not an OVN match expression; `at`: the offset of the character at fault."""
+
+    def __init__(self, message: str, at: int | None = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ def _tokens(text: str) -> list[_Token]:
     while at < len(text):
         found = _TOKEN.match(text, at)
         if found is None or found.lastgroup is None:
-            raise MatchError(f"at character {at + 1}: {text[at]!r} does not begin a token of an OVN match")
+            raise MatchError(f"at character {at + 1}: {text[at]!r} does not begin a token of an OVN match", at)
         if found.lastgroup != "space":
             out.append(_Token(found.lastgroup, found.group(), at))
         at = found.end()
@@ -95,7 +99,7 @@ class _Parser:
     def fail(self, expected: str) -> MatchError:
         token = self.peek
         seen = "the end" if token.kind == "end" else f"{token.text!r}"
-        return MatchError(f"at character {token.at + 1}: {expected} expected, {seen} found")
+        return MatchError(f"at character {token.at + 1}: {expected} expected, {seen} found", token.at)
 
     def expect(self, text: str) -> None:
         if self.peek.text != text or self.peek.kind not in ("op",):
@@ -111,7 +115,7 @@ class _Parser:
         while self.peek.kind == "op" and self.peek.text in ("&&", "||"):
             if joiner is not None and self.peek.text != joiner:
                 raise MatchError(f"at character {self.peek.at + 1}: && and || must be parenthesized when used "
-                                 "together (OVN lib/expr.c)")
+                                 "together (OVN lib/expr.c)", self.peek.at)
             joiner = self.take().text
             self.negation()
 
@@ -141,7 +145,8 @@ class _Parser:
             self.field()
             second = self.relop(("<", "<=", ">", ">="))
             if (first in ("<", "<=")) != (second in ("<", "<=")):
-                raise MatchError(f"at character {token.at + 1}: a range's two comparisons must point the same way")
+                raise MatchError(f"at character {token.at + 1}: a range's two comparisons must point the same way",
+                             token.at)
             self.value()
             return
         raise self.fail("a field, a constant, '!' or '('")
@@ -154,16 +159,16 @@ class _Parser:
     def field(self) -> None:
         token = self.take()
         if token.kind != "id":
-            raise MatchError(f"at character {token.at + 1}: a field expected, {token.text!r} found")
+            raise MatchError(f"at character {token.at + 1}: a field expected, {token.text!r} found", token.at)
         self.fields.append(token.text)
         if self.peek.kind == "op" and self.peek.text == "[":
             self.take()
             if self.take().kind != "number":
-                raise MatchError(f"at character {token.at + 1}: a bit index expected in {token.text}[...]")
+                raise MatchError(f"at character {token.at + 1}: a bit index expected in {token.text}[...]", token.at)
             if self.peek.kind == "op" and self.peek.text == "..":
                 self.take()
                 if self.take().kind != "number":
-                    raise MatchError(f"at character {token.at + 1}: a bit index expected after '..'")
+                    raise MatchError(f"at character {token.at + 1}: a bit index expected after '..'", token.at)
             self.expect("]")
 
     def value(self) -> None:

@@ -202,11 +202,26 @@ def schema_diagnostics(exc: ValidationError, source: Source) -> list[Diagnostic]
         if loc[-1:] == ("[key]",):  # pydantic's marker for a mapping key that failed validation
             loc, value = loc[:-1], False
         diagnostic = source.diagnostic(loc, _message(error), "FG003", value=value)
+        at = getattr(error.get("ctx", {}).get("error"), "at", None)
+        if isinstance(at, int) and isinstance(error.get("input"), str):
+            diagnostic = replace(diagnostic, col=_column_in(source, diagnostic, error["input"], at))
         if error["type"] == "invalid_key":
             # The key is not a field name: show the mapping that holds it, not `[7]`.
             diagnostic = replace(diagnostic, path=format_path(loc[:-1]))
         out.append(diagnostic)
     return out
+
+
+def _column_in(source: Source, diagnostic: Diagnostic, value: str, at: int) -> int:
+    """The column of character `at` of a string value that starts at the diagnostic's position,
+    where the file holds it on one line as written (plain or quoted, without escapes); else the
+    value's own column."""
+    lines = source.text.splitlines()
+    if not 0 < diagnostic.line <= len(lines):
+        return diagnostic.col
+    line = lines[diagnostic.line - 1]
+    start = diagnostic.col - 1 + (1 if line[diagnostic.col - 1:diagnostic.col] in ("'", '"') else 0)
+    return start + at + 1 if line[start:start + len(value)] == value else diagnostic.col
 
 
 def _rules_beside(source: Source, exc: ValidationError) -> list[Diagnostic]:
