@@ -8,6 +8,9 @@
 - verify: `verify --logical` of the lab with a policy of M rules, against the lab without a
   policy (the tenant VPCs and their flows are what the policy adds to the lab); and the verify
   process's peak memory with and without (the OVN daemons it starts detach: not counted).
+- memory: the data-plane lab's daemons (every NB/SB, northd, ovn-ic, and each chassis'
+  ovsdb-server, ovs-vswitchd and ovn-controller), resident memory per AZ with and without the
+  policy of M rules.
 """
 
 from __future__ import annotations
@@ -80,6 +83,39 @@ def main() -> None:
               f"({policy[0] / plain[0]:.2f}x)")
         print(f"peak RSS of the verify process (the OVN daemons it starts detach and are not counted), "
               f"no policy: {plain[1]:.0f} MiB; with the policy: {policy[1]:.0f} MiB")
+    print("the data-plane lab's daemons, resident memory per AZ (MiB), no policy / "
+          f"{args.verify_rules} rules:")
+    bare, ruled = lab_memory(fabric(0)), lab_memory(fabric(args.verify_rules))
+    for az in sorted(set(bare) | set(ruled)):
+        print(f"  {az:<12} {bare.get(az, 0) / 1024:6.1f} / {ruled.get(az, 0) / 1024:6.1f}")
+
+
+def lab_memory(text: str) -> dict[str, int]:
+    """KiB of resident memory of every daemon of the data-plane lab (`verify` without --logical),
+    by the AZ it serves (its NB/SB, northd and ovn-ic, and its chassis' ovsdb-server, ovs-vswitchd
+    and ovn-controller), read from /proc once the lab has started; `ic` and `underlay` apart."""
+    from fabricgen.lab.assembly import running
+    from fabricgen.pipeline import load_text, render
+
+    fabric_obj, source, _warnings = load_text(text, "fabric.yaml")
+    build = render(fabric_obj, source.name)
+    out: dict[str, int] = {}
+    with running(build, data_plane=True) as lab:
+        workdir = lab.sandbox.workdir
+        assert lab.underlay is not None
+        az_of = {c.directory.name: c.spec.az for c in lab.underlay.chassis.values()}
+        az_of |= {"ic": "ic", "u": "underlay"}
+        for pidfile in list(lab.sandbox._pidfiles):
+            try:
+                pid = int(pidfile.read_text().strip())
+                status = Path(f"/proc/{pid}/status").read_text()
+            except (OSError, ValueError):
+                continue
+            rss = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+            top = pidfile.relative_to(workdir).parts[0]
+            az = az_of.get(top, top)
+            out[az] = out.get(az, 0) + rss
+    return out
 
 
 if __name__ == "__main__":
