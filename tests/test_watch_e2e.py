@@ -17,9 +17,10 @@ one member of three stopped (FabricRaftMemberProblem pending, no lost quorum), a
 critical, not before its `for: 2m` and within a minute after it, naming the IC database; brought
 back, the alert is resolved. Then a member that rejoins under a new server id (a stale entry:
 raft.servers unhealthy, FabricRaftMemberProblem pending; kicked as status says, ok again), and a
-two-member cluster (raft.count unhealthy). The longer `for:` of the other alerts (5 and 10 minutes) are
-Prometheus' own semantics, which this firing proves once; promtool's unit tests
-(tests/test_alerts.py) prove each rule's timing. The time from the break to the notification is
+two-member cluster (raft.count unhealthy). A second test moves a next hop in the OVN lab of every
+zone (FabricStaleNextHop and FabricDrift pending, gone after the repair). The longer `for:` of
+the other alerts (5 to 30 minutes) are Prometheus' own semantics, which this firing proves once;
+promtool's unit tests (tests/test_alerts.py) prove each rule's timing. The time from the break to the notification is
 printed (pytest -s) for the benchmark notes.
 """
 
@@ -171,38 +172,84 @@ def zone_hq(db: KubeOvnDatabase, root: Path) -> Iterator[None]:
                 os.kill(int((az / f"{name}.pid").read_text().strip()), signal.SIGTERM)
 
 
+class Watching:
+    """The exporter of `fabric` (with `endpoints`), Prometheus scraping it and evaluating the rule
+    file `render` writes for it, and Alertmanager sending to `receiver`; `stop` ends them all."""
+
+    def __init__(self, fabric: Path, endpoints: Path, root: Path) -> None:
+        build = build_text(fabric.read_text(encoding="utf-8"), "sites/lab/fabric.yaml")
+        rules = root / alerts.RULE_FILE
+        rules.write_text(build.files[PurePosixPath("lab", str(alerts.DIRECTORY), alerts.RULE_FILE)].text)
+        self.receiver = Receiver()
+        threading.Thread(target=self.receiver.serve_forever, daemon=True).start()
+        exporter, prom, am = free_port(), free_port(), free_port()
+        (root / "am.yml").write_text(yaml.safe_dump({
+            "route": {"receiver": "test", "group_by": ["alertname", "scope", "name", "database"],
+                      "group_wait": "1s", "group_interval": "2s", "repeat_interval": "1h"},
+            "receivers": [{"name": "test", "webhook_configs": [
+                {"url": f"http://127.0.0.1:{self.receiver.server_address[1]}/", "send_resolved": True}]}]}))
+        (root / "prometheus.yml").write_text(yaml.safe_dump({
+            "global": {"scrape_interval": "2s", "evaluation_interval": "2s", "scrape_timeout": "2s"},
+            "rule_files": [str(rules)],
+            "alerting": {"alertmanagers": [{"static_configs": [{"targets": [f"127.0.0.1:{am}"]}]}]},
+            "scrape_configs": [{"job_name": "fabricgen",
+                                "static_configs": [{"targets": [f"127.0.0.1:{exporter}"]}]}]}))
+        self.root = root
+        self.processes = [
+            subprocess.Popen([str(FABRICGEN), "status", str(fabric), "--endpoints", str(endpoints), "--serve",
+                              f"127.0.0.1:{exporter}", "--interval", "3"], cwd=root,
+                             stdout=subprocess.DEVNULL, stderr=(root / "exporter.log").open("w")),
+            subprocess.Popen([str(ALERTMANAGER), f"--config.file={root / 'am.yml'}",
+                              f"--storage.path={root / 'am'}", f"--web.listen-address=127.0.0.1:{am}",
+                              "--cluster.listen-address="], stdout=subprocess.DEVNULL,
+                             stderr=(root / "am.log").open("w")),
+            subprocess.Popen([str(PROMETHEUS), f"--config.file={root / 'prometheus.yml'}",
+                              f"--storage.tsdb.path={root / 'tsdb'}", f"--web.listen-address=127.0.0.1:{prom}"],
+                             stdout=subprocess.DEVNULL, stderr=(root / "prometheus.log").open("w")),
+        ]
+        self.api = f"http://127.0.0.1:{prom}/api/v1"
+
+    def alerts_now(self) -> list[dict[str, Any]]:
+        return [a for a in get_json(f"{self.api}/alerts")["data"]["alerts"] if a["state"] in ("pending", "firing")]
+
+    def named(self, name: str, scope: str, state: str | None = None) -> list[dict[str, Any]]:
+        return [a for a in self.alerts_now() if a["labels"]["alertname"] == name
+                and a["labels"].get("scope") == scope and state in (None, a["state"])]
+
+    def query(self, expr: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = get_json(f"{self.api}/query?query={urllib.request.quote(expr)}")["data"]["result"]
+        return found
+
+    def scraped(self, expr: str) -> bool:
+        try:
+            return bool(self.query(expr))
+        except OSError:
+            return False
+
+    def quiet(self, allowed: set[tuple[str, str]]) -> None:
+        """Several evaluation rounds with nothing pending or firing but `allowed` (alert, scope)."""
+        for _ in range(5):
+            time.sleep(2)
+            active = {(a["labels"]["alertname"], a["labels"].get("scope", "")) for a in self.alerts_now()}
+            assert active <= allowed, active
+
+    def stop(self) -> int | None:
+        """Ends every process; the exporter's exit status."""
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.receiver.shutdown()
+        return self.processes[0].returncode
+
+
 def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(icdb: KubeOvnDatabase,
                                                                            tmp_path: Path) -> None:
     fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
-    build = build_text(fabric.read_text(encoding="utf-8"), "sites/lab/fabric.yaml")
-    rules = tmp_path / alerts.RULE_FILE
-    rules.write_text(build.files[PurePosixPath("lab", str(alerts.DIRECTORY), alerts.RULE_FILE)].text)
-    receiver = Receiver()
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
-    exporter, prom, am = free_port(), free_port(), free_port()
-    (tmp_path / "am.yml").write_text(yaml.safe_dump({
-        "route": {"receiver": "test", "group_by": ["alertname", "scope", "name", "database"], "group_wait": "1s",
-                  "group_interval": "2s", "repeat_interval": "1h"},
-        "receivers": [{"name": "test", "webhook_configs": [
-            {"url": f"http://127.0.0.1:{receiver.server_address[1]}/", "send_resolved": True}]}]}))
-    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump({
-        "global": {"scrape_interval": "2s", "evaluation_interval": "2s", "scrape_timeout": "2s"},
-        "rule_files": [str(rules)],
-        "alerting": {"alertmanagers": [{"static_configs": [{"targets": [f"127.0.0.1:{am}"]}]}]},
-        "scrape_configs": [{"job_name": "fabricgen", "static_configs": [{"targets": [f"127.0.0.1:{exporter}"]}]}]}))
-    processes = [
-        subprocess.Popen([str(FABRICGEN), "status", str(fabric), "--endpoints", str(endpoints), "--serve",
-                          f"127.0.0.1:{exporter}", "--interval", "3"], cwd=tmp_path,
-                         stdout=subprocess.DEVNULL, stderr=(tmp_path / "exporter.log").open("w")),
-        subprocess.Popen([str(ALERTMANAGER), f"--config.file={tmp_path / 'am.yml'}",
-                          f"--storage.path={tmp_path / 'am'}", f"--web.listen-address=127.0.0.1:{am}",
-                          "--cluster.listen-address="], stdout=subprocess.DEVNULL,
-                         stderr=(tmp_path / "am.log").open("w")),
-        subprocess.Popen([str(PROMETHEUS), f"--config.file={tmp_path / 'prometheus.yml'}",
-                          f"--storage.tsdb.path={tmp_path / 'tsdb'}", f"--web.listen-address=127.0.0.1:{prom}"],
-                         stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("w")),
-    ]
-    api = f"http://127.0.0.1:{prom}/api/v1"
     remotes = ",".join(p.remote() for p in icdb.pods.values())
 
     def nbctl(*args: str) -> None:
@@ -211,43 +258,27 @@ def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(ic
 
     hq = zone_hq(icdb, tmp_path)
     hq.__enter__()
+    watching = Watching(fabric, endpoints, tmp_path)
+    receiver, named = watching.receiver, watching.named
     try:
         def ic_quorum(state: str) -> list[dict[str, Any]]:
-            return [a for a in get_json(f"{api}/alerts")["data"]["alerts"]
-                    if a["labels"]["alertname"] == "FabricRaftQuorumLost" and a["labels"].get("scope") == "ic"
-                    and a["state"] == state]
-
-        def leader_ok() -> bool:
-            query = 'fabricgen_status_check{scope="ic",check="raft.leader",state="ok"}'
-            found = get_json(f"{api}/query?query={urllib.request.quote(query)}")["data"]["result"]
-            return len(found) == 2 and all(r["value"][1] == "1" for r in found)  # nb and sb
-
-        def alerts_now() -> list[dict[str, Any]]:
-            return [a for a in get_json(f"{api}/alerts")["data"]["alerts"] if a["state"] in ("pending", "firing")]
-
-        def named(name: str, scope: str) -> list[dict[str, Any]]:
-            return [a for a in alerts_now() if a["labels"]["alertname"] == name and a["labels"].get("scope") == scope]
+            return named("FabricRaftQuorumLost", "ic", state)
 
         def check_is(check: str, state: str) -> bool:
-            query = f'fabricgen_status_check{{scope="ic",database="nb",check="{check}",state="{state}"}} == 1'
-            return bool(get_json(f"{api}/query?query={urllib.request.quote(query)}")["data"]["result"])
+            return watching.scraped(f'fabricgen_status_check{{scope="ic",database="nb",check="{check}",'
+                                    f'state="{state}"}} == 1')
 
         def sid(name: str, database: str) -> str:
             done = icdb.appctl(name, "cluster/sid", database, database=database)
             assert done.returncode == 0, done.stderr
             return done.stdout.strip()
 
-        def readable() -> bool:
-            try:
-                return leader_ok()
-            except OSError:
-                return False
+        def readable() -> bool:  # both raft leaders ok: nb and sb
+            return len(watching.query('fabricgen_status_check{scope="ic",check="raft.leader",state="ok"} == 1')) == 2 \
+                if watching.scraped("fabricgen_status_verdict") else False
 
         wait_for("Prometheus to scrape the first reading", readable, 120)
-        for _ in range(5):  # unbroken: several evaluation rounds, nothing but the absent zones
-            time.sleep(2)
-            active = {(a["labels"]["alertname"], a["labels"].get("scope", "")) for a in alerts_now()}
-            assert active <= UNBROKEN, active
+        watching.quiet(UNBROKEN)  # unbroken: nothing but the absent zones' reads
         assert not receiver.seen
 
         # the IC database loses vxlan_mode (rebuilt by hand): its alert is pending at once
@@ -309,14 +340,37 @@ def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(ic
         wait_for("raft.count unhealthy (two members)", lambda: check_is("raft.count", "unhealthy"), 60)
         wait_for("FabricRaftMemberProblem pending again", lambda: named("FabricRaftMemberProblem", "ic"), 30)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        receiver.shutdown()
+        code = watching.stop()
         hq.__exit__(None, None, None)
-    assert processes[0].returncode == 143, (tmp_path / "exporter.log").read_text()[-3000:]
+    assert code == 143, (tmp_path / "exporter.log").read_text()[-3000:]
+
+
+def test_a_next_hop_that_moved_and_drift_are_pending_in_prometheus(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab of `test_status` (every AZ's NB/SB, northd and ovn-ic, OVN 25.03, read directly):
+    unbroken, nothing is pending; hq's transit port moved as after an IC rebuild makes the other
+    zones' routes stale (FabricStaleNextHop pending for each, `for: 5m`) and hq's address drift
+    (FabricDrift, `for: 30m`); moved back, both go."""
+    from test_status import running_lab
+
+    with running_lab(PROGRAMS, tmp_path, monkeypatch) as (lab, endpoints):
+        watching = Watching(REPO / "sites" / "lab" / "fabric.yaml", endpoints, tmp_path)
+        try:
+            wait_for("the first reading", lambda: watching.scraped('fabricgen_status_verdict{state="ok"} == 1'), 120)
+            watching.quiet(set())
+            sb = lab.sandbox
+            sb.nb("hq", "set", "Logical_Router_Port", "hq-ts", 'networks="169.254.100.99/24"')
+            stale = wait_for("FabricStaleNextHop pending for ai, edge and dr", lambda: {
+                a["labels"]["name"] for a in watching.named("FabricStaleNextHop", "zone")} >= {"ai", "edge", "dr"}
+                and watching.named("FabricStaleNextHop", "zone"), 60)
+            assert all(a["state"] == "pending" for a in stale)  # `for: 5m`: pending, not yet firing
+            assert stale[0]["annotations"]["summary"].startswith(f"zone {stale[0]['labels']['name']}: a static "
+                                                                 "route's next hop is no longer")
+            wait_for("FabricDrift pending for hq", lambda: [
+                a for a in watching.named("FabricDrift", "zone") if a["labels"]["name"] == "hq"], 60)
+            sb.nb("hq", "set", "Logical_Router_Port", "hq-ts", 'networks="169.254.100.71/24"')
+            wait_for("the alerts to go", lambda: not watching.named("FabricStaleNextHop", "zone")
+                     and not watching.named("FabricDrift", "zone"), 60)
+        finally:
+            code = watching.stop()
+    assert code == 143, (tmp_path / "exporter.log").read_text()[-3000:]
