@@ -248,8 +248,8 @@ def test_declared_members_are_written_as_cluster_status_prints_them() -> None:
 
 def test_each_member_is_a_series_of_its_own(icdb: KubeOvnDatabase, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """`status --format openmetrics` per raft member: whether it answered, its role, term, the
-    servers its list holds and its disconnections, by the fabric's names, with the members the
+    """`status --format openmetrics` per raft member: whether it answered, its role, its status, term,
+    the servers its list holds and its disconnections, by the fabric's names, with the members the
     fabric declares; one member down is `up 0` with no role, the others keep theirs. Prometheus'
     own linter (`promtool check metrics`) reads it."""
     import shutil
@@ -268,6 +268,8 @@ def test_each_member_is_a_series_of_its_own(icdb: KubeOvnDatabase, tmp_path: Pat
     assert f'fabricgen_raft_member_role{{{where},member="{lead}",role="leader"}} 1' in text
     assert not re.search(rf'fabricgen_raft_member_role\{{{re.escape(where)},member="{gone}",role="\w+"\}} 1', text)
     assert f'fabricgen_raft_member_servers{{{where},member="{lead}"}} 3' in text
+    assert f'fabricgen_raft_member_status{{{where},member="{lead}",status="cluster member"}} 1' in text
+    assert f'fabricgen_raft_member_status{{{where},member="{gone}"' not in text
     assert re.search(rf'fabricgen_raft_member_term\{{{re.escape(where)},member="{lead}"\}} [1-9]', text)
     assert f'fabricgen_raft_member_term{{{where},member="{gone}"}}' not in text  # not known: no value
     assert f'fabricgen_raft_declared_members{{{where}}} 3' in text

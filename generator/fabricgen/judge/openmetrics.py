@@ -12,9 +12,10 @@ objects of a zone) are one series, in the worst of their states. The labels say 
 - `part`: what the check is of, the first word of `check` (`raft`, `routes`, `transit`, `ic`,
   `object`, ...); `check`: the check's stable name (`raft.leader`, `routes.stale`, ...).
 
-Per raft member (`MEMBER_METRICS`): whether it answered, its role, term, the servers its list
-holds and its disconnections, with the member's name as the checks give it, and per database
-the members the fabric declares: what an operator compares when a member is lost or stale.
+Per raft member (`MEMBER_METRICS`): whether it answered, its role, its status as `cluster/status`
+words it, term, the servers its list holds and its disconnections, with the member's name as the
+checks give it, and per database the members the fabric declares: what an operator compares when
+a member is lost or stale.
 
 `METRICS` and `MEMBER_METRICS` list every metric with its type, help and labels; `fabricgen metrics --markdown` is
 their reference (docs/watching.md). Names and labels follow Prometheus' naming rules and are
@@ -56,6 +57,10 @@ MEMBER_METRICS: tuple[Metric, ...] = (
     Metric("fabricgen_raft_member_role", "gauge",
            "1 for the member's raft role (leader, follower, candidate), 0 for the others; all 0 when not known.",
            (*MEMBER_LABELS, "role")),
+    Metric("fabricgen_raft_member_status", "gauge",
+           "1, labelled with the member's raft status as cluster/status words it (cluster member, disconnected "
+           "from the cluster (election timeout), joining cluster, leaving cluster, left cluster, failed).",
+           (*MEMBER_LABELS, "status")),
     Metric("fabricgen_raft_member_term", "gauge", "The member's raft term (from cluster/status).", MEMBER_LABELS),
     Metric("fabricgen_raft_member_servers", "gauge",
            "How many servers the member's own list holds (from cluster/status); compare with the declared members.",
@@ -116,7 +121,7 @@ def openmetrics(report: Report) -> str:
 
 def _members(report: Report) -> list[str]:
     """The per-member families: every member in each, a value only where it is known."""
-    up, role, term, servers, disconnections, declared = MEMBER_METRICS
+    up, role, status, term, servers, disconnections, declared = MEMBER_METRICS
     rows: dict[str, list[str]] = {m.name: [] for m in MEMBER_METRICS}
     databases: dict[tuple[tuple[str, str], ...], int] = {}
     for m in report.members:
@@ -124,6 +129,8 @@ def _members(report: Report) -> list[str]:
         labels = {"site": report.site, **place, "member": m.member}
         rows[up.name].append(_series(up.name, labels, int(m.answered)))
         rows[role.name] += [_series(role.name, {**labels, "role": r}, int(m.role == r)) for r in ROLES]
+        if m.status:
+            rows[status.name].append(_series(status.name, {**labels, "status": m.status}, 1))
         for metric, value in ((term, m.term), (servers, m.servers), (disconnections, m.disconnections)):
             if value is not None:
                 rows[metric.name].append(_series(metric.name, labels, value))

@@ -25,12 +25,13 @@ class MemberReading:
     servers: int | None = None  # the servers in its list
     disconnections: int | None = None
     declared: int | None = None  # members the fabric declares for this database; None: none
+    status: str = ""  # cluster/status's `Status:` (`cluster member`, `disconnected from the cluster (...)`)
 
 
 def reading(subject: str, member: str, found: raft.Reading, declared: int | None) -> MemberReading:
     if isinstance(found, ClusterStatus):
         return MemberReading(subject, member, True, found.role if found.role in ROLES else "", found.term,
-                             len(found.servers), found.disconnections, declared)
+                             len(found.servers), found.disconnections, declared, found.status)
     if isinstance(found, ServerRow):
         role = "leader" if found.leader and found.model == "clustered" else (
             "follower" if found.connected and found.model == "clustered" else "")
