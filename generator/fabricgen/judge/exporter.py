@@ -18,7 +18,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from fabricgen.errors import FabricgenError
-from fabricgen.judge.openmetrics import Metric, openmetrics
+from fabricgen.judge.openmetrics import Metric, family, openmetrics
 from fabricgen.judge.verdicts import Report
 from fabricgen.live_text import redact
 
@@ -47,8 +47,7 @@ class Latest:
                 return None
             values = (str(self.readings), str(self.failures), f"{self.seconds:.3f}")
             own = [line for metric, value in zip(EXPORTER_METRICS, values, strict=True)
-                   for line in (f"# TYPE {metric.name} {metric.kind}", f"# HELP {metric.name} {metric.help}",
-                                f"{metric.name} {value}")]
+                   for line in family(metric, [f"{metric.name} {value}"])]
             return self.body.removesuffix("# EOF\n") + "\n".join(own) + "\n# EOF\n"
 
 

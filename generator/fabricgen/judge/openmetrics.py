@@ -17,8 +17,8 @@ words it, term, the servers its list holds and its disconnections, with the memb
 checks give it, and per database the members the fabric declares: what an operator compares when
 a member is lost or stale.
 
-`METRICS` and `MEMBER_METRICS` list every metric with its type, help and labels; `fabricgen metrics --markdown` is
-their reference (docs/watching.md). Names and labels follow Prometheus' naming rules and are
+`METRICS` and `MEMBER_METRICS` list every metric with its type, help and labels; `fabricgen watching`
+writes their reference (docs/watching.md). Names and labels follow Prometheus' naming rules and are
 stable: a new one may be added, none is renamed.
 """
 
@@ -85,17 +85,18 @@ def _series(name: str, labels: dict[str, str], value: int) -> str:
     return f"{name}{{{inner}}} {value}"
 
 
-def where(check: Check) -> dict[str, str]:
-    """The `scope`, `name` and `database` labels of a check, from its subject."""
-    found = _SUBJECT.match(check.subject)
+def where(subject: str) -> dict[str, str]:
+    """The `scope`, `name` and `database` labels of a check's subject."""
+    found = _SUBJECT.match(subject)
     if found is None:
-        return {"scope": "other", "name": check.subject, "database": ""}
+        return {"scope": "other", "name": subject, "database": ""}
     if found["ic"]:
         return {"scope": "ic", "name": "", "database": found["database"] or ""}
     return {"scope": found["scope"], "name": found["name"], "database": found["database"] or ""}
 
 
-def _family(metric: Metric, lines: list[str]) -> list[str]:
+def family(metric: Metric, lines: list[str]) -> list[str]:
+    """A metric family: its TYPE and HELP lines, then its samples."""
     return [f"# TYPE {metric.name} {metric.kind}", f"# HELP {metric.name} {metric.help}", *lines]
 
 
@@ -104,16 +105,16 @@ def openmetrics(report: Report) -> str:
     out: list[str] = []
     grouped: dict[tuple[tuple[str, str], ...], list[Check]] = {}
     for c in report.checks:  # several checks of one name in one place (objects): one series, the worst
-        labels = {"site": report.site, **where(c), "part": c.name.split(".")[0], "check": c.name}
+        labels = {"site": report.site, **where(c.subject), "part": c.name.split(".")[0], "check": c.name}
         grouped.setdefault(tuple(labels.items()), []).append(c)
     rows = []
     for key, same in grouped.items():
         state_now = worst(same)
         rows += [_series(check.name, {**dict(key), "state": state}, int(state_now == state)) for state in ORDER]
-    out += _family(check, rows)
+    out += family(check, rows)
     counts = report.counts()
-    out += _family(checks, [_series(checks.name, {"site": report.site, "state": s}, counts[s]) for s in ORDER])
-    out += _family(verdict, [_series(verdict.name, {"site": report.site, "state": s}, int(report.verdict == s))
+    out += family(checks, [_series(checks.name, {"site": report.site, "state": s}, counts[s]) for s in ORDER])
+    out += family(verdict, [_series(verdict.name, {"site": report.site, "state": s}, int(report.verdict == s))
                              for s in ORDER])
     out += _members(report)
     return "\n".join([*out, "# EOF"]) + "\n"
@@ -125,7 +126,7 @@ def _members(report: Report) -> list[str]:
     rows: dict[str, list[str]] = {m.name: [] for m in MEMBER_METRICS}
     databases: dict[tuple[tuple[str, str], ...], int] = {}
     for m in report.members:
-        place = where(Check(m.subject, "raft", "ok", ""))
+        place = where(m.subject)
         labels = {"site": report.site, **place, "member": m.member}
         rows[up.name].append(_series(up.name, labels, int(m.answered)))
         rows[role.name] += [_series(role.name, {**labels, "role": r}, int(m.role == r)) for r in ROLES]
@@ -137,4 +138,4 @@ def _members(report: Report) -> list[str]:
         if m.declared is not None:
             databases[tuple({"site": report.site, **place}.items())] = m.declared
     rows[declared.name] = [_series(declared.name, dict(key), count) for key, count in databases.items()]
-    return [line for metric in MEMBER_METRICS if rows[metric.name] for line in _family(metric, rows[metric.name])]
+    return [line for metric in MEMBER_METRICS if rows[metric.name] for line in family(metric, rows[metric.name])]

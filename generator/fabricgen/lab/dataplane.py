@@ -167,14 +167,10 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
 
 
 def _small(leg: _Leg) -> _Leg:
-    return _copy(leg, sequence=2, size=MIN_IP_SIZE)
-
-
-def _copy(leg: _Leg, *, sequence: int, size: int) -> _Leg:
-    """The leg's probe again, with another sequence number (so that a late original is not taken
-    for it) and size."""
-    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident,
-                  sequence, size, kind=leg.probe.kind)
+    """The leg's probe again at the smallest size, with another sequence number (so that a late
+    original is not taken for it)."""
+    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident, 2,
+                  MIN_IP_SIZE, kind=leg.probe.kind)
     return _Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
 
