@@ -241,15 +241,17 @@ class Lab:
         return True
 
     def _attach_vms(self, underlay: Underlay) -> None:
-        """Each endpoint's VM as a VIF on its AZ's VM host, then wait until ovn-controller has bound
-        every one and every chassis has caught up (`--wait=hv`)."""
+        """Each endpoint's VM, and each tenant subnet's the policy is proven on, as a VIF on its AZ's
+        VM host, then wait until ovn-controller has bound every one and every chassis has caught
+        up (`--wait=hv`)."""
         def one(az: str) -> None:
             host = underlay.chassis[self.vm_hosts[az]]
-            for i, network in enumerate(self.networks.get(az, [])):
+            vms = [*self.networks.get(az, []), *self.tenants.get(az, {}).values()]
+            for i, network in enumerate(vms):
                 vif = f"vif{i}"
                 host.add_vm(vif, network.vm, i + 1)
                 self.vifs[(az, network.vm)] = vif
-            ports = [n.vm for n in self.networks.get(az, [])]
+            ports = [n.vm for n in vms]
             poll(f"the VMs of {az} bound", lambda: self._bound(az, ports))
             self.sandbox.nb(az, "--wait=hv", "sync")
 

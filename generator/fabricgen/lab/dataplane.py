@@ -27,7 +27,7 @@ from pathlib import Path
 
 from fabricgen.lab import kubeovn
 from fabricgen.lab.assembly import Lab
-from fabricgen.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, read_pcap
+from fabricgen.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, Segment, read_pcap
 from fabricgen.lab.paths import ALTERED, DELIVERED, Endpoint, Pair
 from fabricgen.lab.processes import POLL_INTERVAL
 from fabricgen.lab.sandbox import IC_SB, SB, SandboxError
@@ -48,16 +48,17 @@ HOPS = 2  # routers on the way: the source AZ's and the destination AZ's
 
 
 @dataclass(frozen=True)
-class _Leg:
-    """One packet of the proof: from one VM to another, and what must arrive."""
+class Leg:
+    """One packet of a wave: from one VM to another, and what must arrive (None: any packet with
+    the probe's key counts as arrived, whatever the routers made of it)."""
 
     index: int
     src_az: str
     dst_az: str
     sender: kubeovn.Backbone
     receiver: kubeovn.Backbone
-    probe: Probe
-    expected: bytes
+    probe: Probe | Segment
+    expected: bytes | None
 
 
 def overlay_mtu(lab: Lab, az: str) -> int:
@@ -69,14 +70,14 @@ def overlay_mtu(lab: Lab, az: str) -> int:
 
 
 def _leg(lab: Lab, index: int, src: Endpoint, sender: kubeovn.Backbone, dst: Endpoint,
-         receiver: kubeovn.Backbone, kind: int, size: int, sequence: int) -> _Leg:
+         receiver: kubeovn.Backbone, kind: int, size: int, sequence: int) -> Leg:
     probe = Probe(sender.vm_mac, sender.router_mac, sender.vm_ip, receiver.vm_ip, index & 0xFFFF, sequence,
                   size, kind=kind)
     expected = probe.routed(receiver.router_mac, receiver.vm_mac, HOPS).frame()
-    return _Leg(index, src.az, dst.az, sender, receiver, probe, expected)
+    return Leg(index, src.az, dst.az, sender, receiver, probe, expected)
 
 
-def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
+def send_wave(lab: Lab, legs: Sequence[Leg]) -> dict[int, list[str]]:
     """Inject every leg, then read the destination pcaps until each has arrived or the lab has
     settled (`settling`: nothing the wave sent is still on its way). Returns, per leg that did not
     arrive intact, what differed (empty: nothing arrived). A lab that does not settle within
@@ -114,22 +115,22 @@ def _send_wave(lab: Lab, legs: Sequence[_Leg]) -> dict[int, list[str]]:
         got = arrived.get(index)
         if got is None:
             out[index] = []
-        elif got.frame != leg.expected:
+        elif leg.expected is not None and got.frame != leg.expected:
             out[index] = got.differences(leg.expected)
     return out
 
 
-def _arrivals(wanted: Mapping[int, _Leg], pcaps: Mapping[int, Path], before: Mapping[Path, int],
+def _arrivals(wanted: Mapping[int, Leg], pcaps: Mapping[int, Path], before: Mapping[Path, int],
               arrived: dict[int, Seen]) -> None:
     """Add to `arrived` the legs now in their destination pcaps."""
     seen = {path: read_pcap(path)[before[path]:] for path in set(pcaps.values())}
     for index, leg in wanted.items():
         if index in arrived:
             continue
-        key = (str(leg.probe.ip_src), str(leg.probe.ip_dst), leg.probe.kind, leg.probe.ident, leg.probe.sequence)
+        key = leg.probe.key
         frames = seen[pcaps[index]]
-        # the probe itself, else the same probe (ICMP type, identifier, sequence: unique in a
-        # wave) with other addresses: translated on the way, it arrived altered
+        # the probe itself, else the same probe (protocol and the numbers that name it: unique in
+        # a wave) with other addresses: translated on the way, it arrived altered
         match = next((s for s in frames if s.key == key), None) or next(
             (s for s in frames if s.key is not None and s.key[2:] == key[2:]), None)
         if match is not None:
@@ -145,13 +146,13 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
                 for i, (src, source, dst, target) in enumerate(pairs)]
     replies = [_leg(lab, len(pairs) + i + 1, dst, target, src, source, ECHO_REPLY, mtu[dst.az], 1)
                for i, (src, source, dst, target) in enumerate(pairs)]
-    lost_requests = _send_wave(lab, requests)
-    lost_replies = _send_wave(lab, replies)
+    lost_requests = send_wave(lab, requests)
+    lost_replies = send_wave(lab, replies)
     small: dict[int, list[str]] = {}
     retry = [_small(leg) for leg in requests if leg.index in lost_requests and not lost_requests[leg.index]]
     retry += [_small(leg) for leg in replies if leg.index in lost_replies and not lost_replies[leg.index]]
     if retry:
-        small = _send_wave(lab, retry)
+        small = send_wave(lab, retry)
         lab.sandbox.start_tracers(lab.azs)
     out = []
     for (src, source, dst, target), request, reply in zip(pairs, requests, replies, strict=True):
@@ -166,12 +167,13 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
     return tuple(out)
 
 
-def _small(leg: _Leg) -> _Leg:
+def _small(leg: Leg) -> Leg:
     """The leg's probe again at the smallest size, with another sequence number (so that a late
     original is not taken for it)."""
+    assert isinstance(leg.probe, Probe)
     probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident, 2,
                   MIN_IP_SIZE, kind=leg.probe.kind)
-    return _Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
+    return Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
 
 
@@ -179,7 +181,7 @@ REPLY_LOST = "the request arrived, its reply did not: "  # how a lost reply's ve
 
 
 def _explain(lab: Lab, src: Endpoint, source: kubeovn.Backbone, dst: Endpoint, target: kubeovn.Backbone,
-             leg: _Leg, differences: list[str], small: Mapping[int, list[str]], reply: bool) -> Pair:
+             leg: Leg, differences: list[str], small: Mapping[int, list[str]], reply: bool) -> Pair:
     """Why a leg was lost (`reply`: the echo reply, from `src` the destination back to `dst`)."""
     if differences:
         what = "the reply " if reply else ""

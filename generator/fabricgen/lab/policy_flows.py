@@ -28,11 +28,11 @@ from typing import Any
 
 from fabricgen.lab.assembly import Lab, tenant_objects
 from fabricgen.lab.kubeovn import Backbone
+from fabricgen.lab.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
 from fabricgen.lab.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, Allowed, PolicyPlan
 
 ALLOW, DENY = "allow", "deny"
-DELIVERED, DROPPED = "delivered", "dropped"
 PROTOCOL_NUMBER = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1}
 SOURCE_PORT = 40000
 ACL_PRIORITY_OFFSET = 1000  # northd's `OVN_ACL_PRI_OFFSET`: an ACL's flow is its priority + 1000
@@ -166,18 +166,41 @@ class _Prover:
     def run(self, planned: list[tuple[str, str, str, str, int | None]]) -> list[Flow]:
         traces = self.forward([_packet(self.vms[src], self.vms[dst], protocol, port)
                                for _policy, src, dst, protocol, port in planned])
+        wants: list[str] = [expected(self.policy, self.vms[src].vm_ip, self.vms[dst].vm_ip, protocol, port)
+                            for _policy, src, dst, protocol, port in planned]
+        sent = self.sent(planned, wants) if self.lab.underlay is not None else {}
         out: list[Flow] = []
-        for (policy, src, dst, protocol, port), detailed in zip(planned, traces, strict=True):
+        for i, ((policy, src, dst, protocol, port), detailed) in enumerate(zip(planned, traces, strict=True)):
             a, b = self.vms[src], self.vms[dst]
-            want = expected(self.policy, a.vm_ip, b.vm_ip, protocol, port)
-            seen = DELIVERED if _delivered(detailed, b.vm) else DROPPED
-            reply = None
-            if want == ALLOW and seen == DELIVERED and self.once("reply", src, dst, protocol):
-                back = self.reply(_reply(a, b, protocol, port))
-                reply = DELIVERED if _delivered(back, a.vm) else DROPPED
-            out.append(Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen,
-                            deciding_acl(detailed, self.acls.get(dst, [])), reply))
+            traced = DELIVERED if _delivered(detailed, b.vm) else DROPPED
+            decided = deciding_acl(detailed, self.acls.get(dst, []))
+            if i in sent:  # the data plane's verdict; ovn-trace names the row
+                seen, reply = sent[i]
+                if seen != traced:
+                    decided += f"; ovn-trace of the same packet: {traced}"
+            else:
+                seen, reply = traced, None
+                if wants[i] == ALLOW and seen == DELIVERED and self.once("reply", src, dst, protocol):
+                    back = self.reply(_reply(a, b, protocol, port))
+                    reply = DELIVERED if _delivered(back, a.vm) else DROPPED
+            out.append(Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, wants[i], seen,
+                            decided, reply))
         return out
+
+    def sent(self, planned: list[tuple[str, str, str, str, int | None]],
+             wants: list[str]) -> dict[int, tuple[str, str | None]]:
+        """The planned flows the data plane carries (`policy_packets.SENT`), as packets: per index
+        in `planned`, the first packet's verdict and its reply's (sent for an allowed connection,
+        once per pair of ends and protocol)."""
+        chosen = [i for i, (_p, _s, _d, protocol, _port) in enumerate(planned) if protocol in SENT]
+        connections = [Connection(self.zone, self.vms[planned[i][1]], self.zone, self.vms[planned[i][2]],
+                                  planned[i][3], planned[i][4]) for i in chosen]
+
+        def wants_reply(k: int) -> bool:
+            _policy, src, dst, protocol, _port = planned[chosen[k]]
+            return wants[chosen[k]] == ALLOW and self.once("reply", src, dst, protocol)
+
+        return dict(zip(chosen, exchange(self.lab, connections, wants_reply), strict=True))
 
     def routable(self, src: str, dst: str) -> bool:
         a, b = self.vpc_of.get(src), self.vpc_of.get(dst)

@@ -38,8 +38,12 @@ def policy_summary(proof: Proof) -> str:
     return f"{sum(f.ok for f in proof.flows)}/{len(proof.flows)} policy flows as the policy says"
 
 
-POLICY_HOW = ("the policy's connections: ovn-trace of each, first packet and reply, through the ACLs Kube-OVN "
-              "writes from the rendered Subnets (not yet as packets)")
+def policy_how(proof: Proof) -> str:
+    """How the policy's connections were proven: as packets through the chassis, or traced."""
+    how = ("packets through the simulated chassis, first packet and reply (TCP SYN and SYN-ACK, UDP, ICMP echo), "
+           "each row named by ovn-trace" if proof.data_plane else "ovn-trace of each, first packet and reply")
+    return f"the policy's connections: {how}, through the rows each platform's controller writes from the rendered " \
+           "objects"
 
 
 def _cell(text: str) -> str:
@@ -148,7 +152,7 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
         lines += ["", *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows), ""]
     lines += [f"not delivered: {line}" for line in _failures(proof)]
     if proof.flows:
-        lines += ["", f"policy ({POLICY_HOW}):", *(f"  {line}" for line in _flow_lines(proof)), ""]
+        lines += ["", f"policy ({policy_how(proof)}):", *(f"  {line}" for line in _flow_lines(proof)), ""]
     lines += [f"transit address: {line}" for line in _stale_lines(proof, fabric)]
     if not_proven is not None:
         lines.append(not_proven)
@@ -185,7 +189,7 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     if len(failures) > FAILURES_MAX:
         lines.append(f"- and {len(failures) - FAILURES_MAX} more pairs not delivered: run `fabricgen verify {fabric}`")
     if proof.flows:
-        lines += ["", f"Policy: {policy_summary(proof)}; {POLICY_HOW}.", "",
+        lines += ["", f"Policy: {policy_summary(proof)}; {policy_how(proof)}.", "",
                   "| policy | from | to | what | expected | observed | decided by |",
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         shown = sorted(proof.flows, key=lambda f: f.ok)[:FLOWS_MAX]  # the failing first
