@@ -52,6 +52,12 @@ class KubernetesBuild:
         """The Kubernetes objects of one directory (a zone), in apply order."""
         return [obj for m in self.manifests.get(directory, ()) for obj in m.objects]
 
+    def objects_within(self, cluster: str) -> list[KubeObject]:
+        """Every Kubernetes object rendered for a cluster (a zone or a consumer cluster), wherever
+        inside its directory it is (its stages' subdirectories too)."""
+        return [obj for directory in self.manifests
+                if directory == cluster or directory.startswith(cluster + "/") for obj in self.objects(directory)]
+
 
 @dataclass(frozen=True)
 class Origin:

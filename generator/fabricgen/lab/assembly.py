@@ -29,7 +29,7 @@ from typing import Any
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
-from fabricgen.lab import kubeovn
+from fabricgen.lab import kubeovn, platform_policy
 from fabricgen.lab.chassis import ChassisSpec, Underlay
 from fabricgen.lab.paths import Endpoint
 from fabricgen.lab.programs import Programs
@@ -67,8 +67,7 @@ class ProofError(FabricgenError):
 # ------------------------------------------------------------------ reading the rendered output
 def zone_objects(build: Build, zone: str) -> list[dict[str, Any]]:
     """Every Kubernetes object rendered for a zone, wherever inside the zone's directory it is."""
-    return [obj for directory in build.manifests
-            if directory == zone or directory.startswith(zone + "/") for obj in build.objects(directory)]
+    return build.objects_within(zone)
 
 
 def find_object(objects: Sequence[Mapping[str, Any]], kind: str, name: str) -> Mapping[str, Any] | None:
@@ -162,6 +161,8 @@ class Lab:
     vm_hosts: dict[str, str] = field(default_factory=dict)
     vifs: dict[tuple[str, str], str] = field(default_factory=dict)  # (AZ, VM port) -> VIF on its host
     tenants: dict[str, dict[str, kubeovn.Backbone]] = field(default_factory=dict)  # per zone: Subnet -> its VM
+    # per deployment AZ: the policy's members on its platforms, each a VM with its platform's rows
+    members: dict[str, platform_policy.Members] = field(default_factory=dict)
     tracing: bool = True  # start the tracing daemons (the data plane starts them when a pair is lost)
     final: bool = False  # nothing changes the lab once started: northd and ovn-ic stop before the tracers start
 
@@ -246,7 +247,8 @@ class Lab:
         up (`--wait=hv`)."""
         def one(az: str) -> None:
             host = underlay.chassis[self.vm_hosts[az]]
-            vms = [*self.networks.get(az, []), *self.tenants.get(az, {}).values()]
+            vms = [*self.networks.get(az, []), *self.tenants.get(az, {}).values(),
+                   *(self.members[az].vms.values() if az in self.members else ())]
             for i, network in enumerate(vms):
                 vif = f"vif{i}"
                 host.add_vm(vif, network.vm, i + 1)
@@ -334,6 +336,10 @@ class Lab:
             nb += created
         if nb:
             sb.nb(az, *kubeovn.batch(nb))
+        found = platform_policy.members(self.build, join, networks, tiers=sb.acl_tiers)
+        if found.vms:
+            sb.nb(az, *kubeovn.batch(found.commands))
+            self.members[az] = found
         port = f"cr-{join.router_port}"
         if self.underlay is None:
             sb.sb(az, "wait-until", "Port_Binding", port, "--", "lsp-bind", port, join.gateway_chassis[0][0])

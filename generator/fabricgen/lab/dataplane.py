@@ -70,9 +70,12 @@ def overlay_mtu(lab: Lab, az: str) -> int:
 
 
 def _leg(lab: Lab, index: int, src: Endpoint, sender: kubeovn.Backbone, dst: Endpoint,
-         receiver: kubeovn.Backbone, kind: int, size: int, sequence: int) -> Leg:
-    probe = Probe(sender.vm_mac, sender.router_mac, sender.vm_ip, receiver.vm_ip, index & 0xFFFF, sequence,
-                  size, kind=kind)
+         receiver: kubeovn.Backbone, kind: int, size: int, sequence: int, ident: int | None = None) -> Leg:
+    """A leg whose echo carries `ident` (default: its index). An echo reply carries its request's:
+    on a switch with stateful ACLs, conntrack takes a reply with another identifier for a reply
+    to nothing, invalid, and drops it."""
+    probe = Probe(sender.vm_mac, sender.router_mac, sender.vm_ip, receiver.vm_ip,
+                  (index if ident is None else ident) & 0xFFFF, sequence, size, kind=kind)
     expected = probe.routed(receiver.router_mac, receiver.vm_mac, HOPS).frame()
     return Leg(index, src.az, dst.az, sender, receiver, probe, expected)
 
@@ -144,7 +147,7 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
     mtu = {az: overlay_mtu(lab, az) for az in lab.azs}
     requests = [_leg(lab, i + 1, src, source, dst, target, ECHO_REQUEST, mtu[src.az], 1)
                 for i, (src, source, dst, target) in enumerate(pairs)]
-    replies = [_leg(lab, len(pairs) + i + 1, dst, target, src, source, ECHO_REPLY, mtu[dst.az], 1)
+    replies = [_leg(lab, len(pairs) + i + 1, dst, target, src, source, ECHO_REPLY, mtu[dst.az], 1, ident=i + 1)
                for i, (src, source, dst, target) in enumerate(pairs)]
     lost_requests = send_wave(lab, requests)
     lost_replies = send_wave(lab, replies)

@@ -93,6 +93,11 @@ def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, proto
 def _microflow(sender: Backbone, receiver: Backbone, protocol: str, ports: tuple[int | None, int | None],
                icmp_type: int) -> str:
     base = flow(sender.vm_mac, sender.router_mac, sender.vm_ip, receiver.vm_ip, sender.vm)
+    return with_protocol(base, protocol, ports, icmp_type)
+
+
+def with_protocol(base: str, protocol: str, ports: tuple[int | None, int | None], icmp_type: int) -> str:
+    """An ovn-trace microflow's transport fields added to its addresses."""
     if protocol == "icmp":
         return f"{base} && ip.proto==1 && icmp4.type=={icmp_type} && icmp4.code==0"
     return f"{base} && ip.proto=={PROTOCOL_NUMBER[protocol]} && {protocol}.src=={ports[0]} && " \
@@ -109,7 +114,7 @@ def _reply(src: Backbone, dst: Backbone, protocol: str, port: int | None) -> str
     return _microflow(dst, src, protocol, (port, SOURCE_PORT), 0)
 
 
-def _delivered(detailed: str, port: str) -> bool:
+def delivered_to(detailed: str, port: str) -> bool:
     """A detailed trace output the packet to the VM's port (`/* output to "PORT", type "" */`)."""
     return f'/* output to "{port}"' in detailed
 
@@ -126,7 +131,8 @@ def deciding_acl(detailed: str, acls: list[dict[str, Any]]) -> str:
         text, priority = found["match"], int(found["priority"]) - ACL_PRIORITY_OFFSET
         known = next((a for a in acls if f"({a['match']})" in text and int(a.get("priority", 0)) == priority), None)
         if known is not None:
-            decided = f"ACL {known['direction']} {known['priority']} {known['action']} `{known['match']}`"
+            owner = f"{known['owner']}: " if known.get("owner") else ""
+            decided = f"{owner}ACL {known['direction']} {known['priority']} {known['action']} `{known['match']}`"
         else:
             inner = text[text.index("(") + 1:text.rindex(")")]
             decided = f"another ACL, priority {priority}: `{inner}`"
@@ -172,7 +178,7 @@ class _Prover:
         out: list[Flow] = []
         for i, ((policy, src, dst, protocol, port), detailed) in enumerate(zip(planned, traces, strict=True)):
             a, b = self.vms[src], self.vms[dst]
-            traced = DELIVERED if _delivered(detailed, b.vm) else DROPPED
+            traced = DELIVERED if delivered_to(detailed, b.vm) else DROPPED
             decided = deciding_acl(detailed, self.acls.get(dst, []))
             if i in sent:  # the data plane's verdict; ovn-trace names the row
                 seen, reply = sent[i]
@@ -182,7 +188,7 @@ class _Prover:
                 seen, reply = traced, None
                 if wants[i] == ALLOW and seen == DELIVERED and self.once("reply", src, dst, protocol):
                     back = self.reply(_reply(a, b, protocol, port))
-                    reply = DELIVERED if _delivered(back, a.vm) else DROPPED
+                    reply = DELIVERED if delivered_to(back, a.vm) else DROPPED
             out.append(Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, wants[i], seen,
                             decided, reply))
         return out
@@ -250,8 +256,12 @@ class _Prover:
 
 
 def prove_flows(lab: Lab) -> tuple[Flow, ...]:
-    """Every policy flow the lab's zones can send, in zone order."""
+    """Every policy flow the lab can send: the zones' tenant subnets, in zone order, then the
+    deployments' platforms (`member_flows`)."""
+    from fabricgen.lab.member_flows import prove_member_flows  # it builds on this module
+
     flows: list[Flow] = []
     for zone in sorted(lab.tenants):
         flows += _Prover(lab, zone).flows()
+    flows += prove_member_flows(lab)
     return tuple(dict.fromkeys(flows))

@@ -1,0 +1,160 @@
+"""The policy between platforms: flows between the deployments' member VMs (Neutron VMs,
+OVN-Kubernetes pods), within an AZ and across AZs over OVN-IC.
+
+For every rule into a protected group whose member has a VM in the lab (`platform_policy`), from
+every member VM of the rule's source group, the lab sends the allowed connection and its reply,
+the same source on a port no rule opens, the reverse direction, and a VM of the lab that the
+policy does not let in (a member of another group, or a deployment's own VM outside every
+group). The expected verdict comes from the policy alone (`policy_flows.expected`).
+
+With the data plane the connections are packets (`policy_packets`): they leave the source's
+chassis, cross the transit switch between the AZs' gateways and are filtered by the rows each
+platform's controller wrote on the destination's port, the reply by the source's. ovn-trace
+names the row that decided: of the packet as it arrives in the destination AZ on the transit
+switch (across AZs) or as it leaves the source (within one). Without the data plane (`--logical`)
+that trace is the verdict, and a reply is traced as it arrives back in the source's AZ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricgen.lab.assembly import Lab
+from fabricgen.lab.kubeovn import Backbone
+from fabricgen.lab.policy_flows import (
+    ALLOW,
+    DENY,
+    REPLY,
+    SOURCE_PORT,
+    Flow,
+    deciding_acl,
+    delivered_to,
+    expected,
+    with_protocol,
+)
+from fabricgen.lab.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
+from fabricgen.lab.tracing import flow
+from fabricgen.plan.policy import NEUTRON, OVN_KUBERNETES, Allowed
+
+NEXT_PORT = 1  # "another port": the rule's last port plus this
+
+
+@dataclass(frozen=True)
+class _Vm:
+    az: str
+    name: str  # AZ/GROUP for a member, AZ/ADDRESS for a deployment's own VM
+    vm: Backbone
+
+
+@dataclass(frozen=True)
+class _Planned:
+    policy: str
+    source: _Vm
+    destination: _Vm
+    protocol: str
+    port: int | None
+
+
+class _Prover:
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+        self.policy = lab.build.plan.policy
+        self.members = {group: _Vm(az, f"{az}/{group}", vm) for az, found in sorted(lab.members.items())
+                        for group, vm in found.vms.items()}
+        self.others = [_Vm(az, f"{az}/{n.vm_ip}", n) for az in sorted(lab.members) for n in lab.networks.get(az, [])]
+        self.done: set[tuple[str, ...]] = set()
+
+    def once(self, *key: str) -> bool:
+        """The reverse direction, another source and a reply: once per pair of ends and protocol."""
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+    def planned(self) -> list[_Planned]:
+        out: list[_Planned] = []
+        filtered = {e.group for e in self.policy.enforced_by(NEUTRON) + self.policy.enforced_by(OVN_KUBERNETES)}
+        for group in sorted(filtered & set(self.members)):
+            for rule in self.policy.into(group):
+                out += self.rule_flows(rule, self.members[group])
+        return list(dict.fromkeys(out))
+
+    def rule_flows(self, rule: Allowed, dst: _Vm) -> list[_Planned]:
+        protocol = "tcp" if rule.protocol == "any" else rule.protocol
+        port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
+        source = self.members.get(rule.source)
+        out: list[_Planned] = []
+        if source is not None and source.vm != dst.vm:
+            out.append(_Planned(rule.name, source, dst, protocol, port))
+            if port is not None and rule.ports:
+                out.append(_Planned(f"{rule.name}: another port", source, dst, protocol,
+                                    rule.ports[-1][1] % 65535 + NEXT_PORT))
+            if self.once("reverse", dst.name, source.name, protocol):
+                out.append(_Planned(f"{rule.name}: the reverse direction", dst, source, protocol, port))
+        strangers = [v for v in [*self.members.values(), *self.others] if v.vm != dst.vm and
+                     expected(self.policy, v.vm.vm_ip, dst.vm.vm_ip, protocol, port) == DENY]
+        if strangers and self.once("stranger", rule.source, dst.name, protocol):
+            out.append(_Planned(f"{rule.name}: another source", strangers[0], dst, protocol, port))
+        return out
+
+    # ------------------------------------------------------------ tracing: the row that decided
+    def _arriving(self, src: _Vm, dst: _Vm, protocol: str, ports: tuple[int | None, int | None],
+                  icmp_type: int) -> tuple[str, str]:
+        """(datapath, microflow) of a packet as it arrives in `dst`'s AZ: on the transit switch from
+        the source AZ's port across AZs, from the source VM's port within one."""
+        if src.az == dst.az:
+            base = flow(src.vm.vm_mac, src.vm.router_mac, src.vm.vm_ip, dst.vm.vm_ip, src.vm.vm)
+            return src.vm.switch, with_protocol(base, protocol, ports, icmp_type)
+        ts = self.lab.sandbox.transit_switch
+        base = flow(self.lab.macs[src.az], self.lab.macs[dst.az], src.vm.vm_ip, dst.vm.vm_ip, f"{ts}-{src.az}",
+                    ttl=63)
+        return ts, with_protocol(base, protocol, ports, icmp_type)
+
+    def _trace(self, az: str, datapath: str, packet: str, *options: str) -> str:
+        sb = self.lab.sandbox
+        if not options:
+            if not sb.tracing(az):
+                sb.start_tracers([az])
+            return sb.traced(az, datapath, packet)
+        return sb.trace(az, datapath, packet, *options)
+
+    def flows(self) -> list[Flow]:
+        planned = self.planned()
+        wants = [expected(self.policy, p.source.vm.vm_ip, p.destination.vm.vm_ip, p.protocol, p.port)
+                 for p in planned]
+        sent: dict[int, tuple[str, str | None]] = {}
+        if self.lab.underlay is not None:
+            chosen = [i for i, p in enumerate(planned) if p.protocol in SENT]
+
+            def wants_reply(k: int) -> bool:
+                p = planned[chosen[k]]
+                return wants[chosen[k]] == ALLOW and self.once("reply", p.source.name, p.destination.name, p.protocol)
+
+            connections = [Connection(planned[i].source.az, planned[i].source.vm, planned[i].destination.az,
+                                      planned[i].destination.vm, planned[i].protocol, planned[i].port) for i in chosen]
+            sent = dict(zip(chosen, exchange(self.lab, connections, wants_reply), strict=True))
+        out = []
+        for i, p in enumerate(planned):
+            src, dst = p.source, p.destination
+            datapath, packet = self._arriving(src, dst, p.protocol, (SOURCE_PORT, p.port), 8)
+            detailed = self._trace(dst.az, datapath, packet)
+            traced = DELIVERED if delivered_to(detailed, dst.vm.vm) else DROPPED
+            acls = [a.as_dict() for a in self.lab.members[dst.az].acls] if dst.az in self.lab.members else []
+            decided = deciding_acl(detailed, acls)
+            if i in sent:
+                seen, reply = sent[i]
+                if seen != traced:
+                    decided += f"; ovn-trace of the same packet: {traced}"
+            else:
+                seen, reply = traced, None
+                if wants[i] == ALLOW and seen == DELIVERED and self.once("reply", src.name, dst.name, p.protocol):
+                    datapath, back = self._arriving(dst, src, p.protocol, (p.port, SOURCE_PORT), 0)
+                    reply = DELIVERED if delivered_to(self._trace(src.az, datapath, back, *REPLY), src.vm.vm) \
+                        else DROPPED
+            out.append(Flow(p.policy, src.name, dst.name, p.protocol, p.port, wants[i], seen, decided, reply))
+        return out
+
+
+def prove_member_flows(lab: Lab) -> list[Flow]:
+    """Every flow between the deployments' member VMs the policy speaks of."""
+    return _Prover(lab).flows() if lab.members else []

@@ -1,0 +1,201 @@
+"""What OVN-Kubernetes writes into its northbound DB for the rendered NetworkPolicies.
+
+Modelled on ovn-org/ovn-kubernetes v1.0.0 (the same at its 2024 master), `go-controller/pkg/ovn/`
+`base_network_controller_policy.go` (`createDefaultDenyPGAndACLs`, `buildDenyACLs`),
+`gress_policy.go` (`buildLocalPodACLs`, `getMatchFromIPBlock`), `pkg/libovsdb/util/acl.go`
+(`BuildACL`, `getL4Match`) and `pkg/types/const.go`:
+
+- per namespace, a default-deny port group per direction (`NetpolNamespace`); a policy's
+  selected pods join the direction's group its `policyTypes` names. Ingress: `outport == @G`
+  drop at 1000 and `outport == @G && (arp || nd)` allow at 1001, `to-lport`; egress the same
+  with `inport`, `from-lport` and `options:apply-after-lb=true`;
+- per policy, a port group of its selected pods, and per ingress rule an `allow-related` ACL at
+  1001, `to-lport`: `L3 && L4 && outport == @P`, where L3 is `ip4.src == CIDR` per ipBlock (one
+  ACL each) or `ip4.src == {$A}` for the rule's pod selectors (an Address_Set of the selected
+  pods' addresses), and L4 `tcp && tcp.dst==N` (`N<=tcp.dst<=M` for a range, several joined as
+  `tcp && (... || ...)`), none for a rule without ports;
+- every ACL in tier 2 (`DefaultACLTier`, where the schema has tiers), with the
+  `k8s.ovn.org/owner-controller`, `owner-type` and `id` external_ids.
+
+Row names are `HashForOVN` of the row's id (`pkg/util/util.go`: `a` and the decimal FNV-1a 64 of
+the id `default-network-controller:TYPE:KEYS`). Not modelled: the hairpin allow on the cluster
+port group and the allow from each node's management port (no node switch in the lab), named
+ports, egress rules (fabricgen renders ingress only).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fabricgen.lab.neutron import Acl
+
+CONTROLLER = "default-network-controller"
+DENY_PRIORITY, ALLOW_PRIORITY = 1000, 1001
+TIER = 2
+_FNV_OFFSET, _FNV_PRIME = 14695981039346656037, 1099511628211
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A pod of the lab: its namespace, labels, logical port and address."""
+
+    namespace: str
+    labels: tuple[tuple[str, str], ...]
+    port: str
+    address: str
+
+
+def hash_for_ovn(text: str) -> str:
+    """`util.HashForOVN`: `a` and the decimal FNV-1a 64 of the text."""
+    value = _FNV_OFFSET
+    for byte in text.encode():
+        value = ((value ^ byte) * _FNV_PRIME) % (1 << 64)
+    return f"a{value}"
+
+
+def _selected(pods: Sequence[Pod], namespace: str | None, selector: Mapping[str, Any]) -> list[Pod]:
+    labels = dict(selector.get("matchLabels", {})).items()
+    return [p for p in pods if namespace in (None, p.namespace) and labels <= dict(p.labels).items()]
+
+
+def _peer_pods(pods: Sequence[Pod], namespace: str, peer: Mapping[str, Any]) -> list[Pod]:
+    """The pods a peer with a podSelector and/or namespaceSelector selects."""
+    spaces = peer.get("namespaceSelector")
+    wanted = dict(spaces.get("matchLabels", {})).items() if spaces is not None else None
+    chosen = [p for p in pods if (p.namespace == namespace if wanted is None else
+                                  wanted <= {"kubernetes.io/metadata.name": p.namespace}.items())]
+    return _selected(chosen, None, peer.get("podSelector", {}))
+
+
+def _short(selector: Mapping[str, Any]) -> str:
+    """`shortLabelSelectorString` of a selector with matchLabels only."""
+    labels = "".join(f"{k}: {v}," for k, v in sorted(dict(selector.get("matchLabels", {})).items()))
+    return f"LS{{ML:{{{labels}}},}}"
+
+
+def _l4(ports: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """`getL4Match` per protocol: `tcp && tcp.dst==N`, a range `N<=tcp.dst<=M`."""
+    by: dict[str, list[str]] = {}
+    for port in ports:
+        protocol = str(port.get("protocol", "TCP")).lower()
+        if "port" not in port:
+            by.setdefault(protocol, [])
+            continue
+        end = port.get("endPort")
+        by.setdefault(protocol, []).append(f"{port['port']}<={protocol}.dst<={end}" if end else
+                                           f"{protocol}.dst=={port['port']}")
+    return {p: p if not terms else f"{p} && {terms[0]}" if len(terms) == 1 else f"{p} && ({' || '.join(terms)})"
+            for p, terms in by.items()}
+
+
+def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
+    return {"k8s.ovn.org/owner-controller": CONTROLLER, "k8s.ovn.org/owner-type": owner_type,
+            "k8s.ovn.org/id": f"{CONTROLLER}:{owner_type}:{key}", **more}
+
+
+class Rows:
+    """The rows of one cluster's NetworkPolicies, built up as ovn-nbctl commands."""
+
+    def __init__(self, pods: Sequence[Pod], *, tiers: bool) -> None:
+        self.pods, self.tiers = pods, tiers
+        self.commands: list[list[str]] = []
+        self.acls: list[Acl] = []
+        self._groups: dict[str, tuple[list[str], Mapping[str, str]]] = {}  # name -> its ports, external_ids
+        self._refs = 0
+
+    def _group(self, name: str, ports: Sequence[str], ids: Mapping[str, str]) -> None:
+        have = self._groups.setdefault(name, ([], ids))[0]
+        have += [port for port in ports if port not in have]
+
+    def groups(self) -> list[list[str]]:
+        """The port groups, each with its ports (before the ACLs that are added to them)."""
+        return [command for name, (ports, ids) in self._groups.items()
+                for command in (["pg-add", name, *ports], ["set", "Port_Group", name, *_kv(ids)])]
+
+    def _acl(self, group: str, acl: Acl, ids: Mapping[str, str], options: Mapping[str, str] | None = None) -> None:
+        self._refs += 1
+        ref = f"@kacl{self._refs}"
+        self.commands.append([f"--id={ref}", "create", "ACL", f"direction={acl.direction}", f"priority={acl.priority}",
+                              f"match={json.dumps(acl.match)}", f"action={acl.action}",
+                              *([f"tier={TIER}"] if self.tiers else []), *_kv(ids),
+                              *(f"options:{json.dumps(k)}={json.dumps(v)}" for k, v in (options or {}).items())])
+        self.commands.append(["add", "Port_Group", group, "acls", ref])
+        self.acls.append(acl)
+
+    def default_deny(self, namespace: str, direction: str, pods: Sequence[str]) -> None:
+        ingress = direction == "Ingress"
+        name = hash_for_ovn(f"{CONTROLLER}:NetpolNamespace:{namespace}:{direction}")
+        first = name not in self._groups
+        self._group(name, pods, _ids("NetpolNamespace", f"{namespace}:{direction}", **{
+            "k8s.ovn.org/name": namespace, "direction": direction}))
+        if not first:
+            return
+        port, way = ("outport", "to-lport") if ingress else ("inport", "from-lport")
+        options = None if ingress else {"apply-after-lb": "true"}
+        owner = f"OVN-Kubernetes default deny of namespace {namespace} ({direction})"
+        for kind, match, action, priority in (("defaultDeny", f"{port} == @{name}", "drop", DENY_PRIORITY),
+                                              ("arpAllow", f"{port} == @{name} && (arp || nd)", "allow",
+                                               ALLOW_PRIORITY)):
+            self._acl(name, Acl(way, priority, match, action, owner),
+                      _ids("NetpolNamespace", f"{namespace}:{direction}:{kind}", **{
+                          "k8s.ovn.org/name": namespace, "direction": direction, "type": kind}), options)
+
+    def policy(self, obj: Mapping[str, Any]) -> None:
+        namespace, name = str(obj["metadata"]["namespace"]), str(obj["metadata"]["name"])
+        spec = obj.get("spec", {})
+        selected = [p.port for p in _selected(self.pods, namespace, spec.get("podSelector", {}))]
+        types = spec.get("policyTypes") or ["Ingress"]
+        for direction in ("Ingress", "Egress"):
+            self.default_deny(namespace, direction, selected if direction in types else [])
+        group = hash_for_ovn(f"{CONTROLLER}:NetworkPolicy:{namespace}:{name}")
+        self._group(group, selected, _ids("NetworkPolicy", f"{namespace}:{name}",
+                                          **{"k8s.ovn.org/name": f"{namespace}:{name}"}))
+        owner = f"OVN-Kubernetes NetworkPolicy {namespace}/{name}"
+        for index, rule in enumerate(spec.get("ingress", [])):
+            peers = rule.get("from", [])
+            l3: list[tuple[int, str]] = [(i, f"ip4.src == {p['ipBlock']['cidr']}" + "".join(
+                f" && ip4.src != {{{e}}}" for e in p["ipBlock"].get("except", [])))
+                for i, p in enumerate(p for p in peers if "ipBlock" in p)]
+            selectors = [p for p in peers if "ipBlock" not in p]
+            if selectors:
+                addresses = self.address_set(namespace, selectors)
+                l3.append((-1, f"ip4.src == {{${addresses}}}"))
+            if not peers:
+                l3.append((-1, "ip4"))
+            for protocol, l4 in (_l4(rule.get("ports", [])) or {"None": ""}).items():
+                for block, match in l3:
+                    text = " && ".join(part for part in (match, l4, f"outport == @{group}") if part)
+                    key = f"{namespace}:{name}:Ingress:{index}:{protocol}:{block}"
+                    self._acl(group, Acl("to-lport", ALLOW_PRIORITY, text, "allow-related", owner),
+                              _ids("NetworkPolicy", key, **{"k8s.ovn.org/name": f"{namespace}:{name}",
+                                                            "direction": "Ingress", "gress-index": str(index),
+                                                            "port-policy-protocol": protocol,
+                                                            "ip-block-index": str(block)}))
+
+    def address_set(self, namespace: str, peers: Sequence[Mapping[str, Any]]) -> str:
+        """The Address_Set of the pods the rule's selector peers select (one, in the lab)."""
+        peer = peers[0]
+        spaces = peer.get("namespaceSelector")
+        key = f"{_short(spaces) if spaces is not None else namespace}_{_short(peer.get('podSelector', {}))}"
+        name = hash_for_ovn(f"{CONTROLLER}:PodSelector:{key}:v4")
+        members = sorted({p.address for q in peers for p in _peer_pods(self.pods, namespace, q)})
+        self.commands.append(["create", "Address_Set", f"name={name}",
+                              f"addresses={json.dumps(' '.join(members)) if members else '[]'}",
+                              *_kv(_ids("PodSelector", f"{key}:v4", **{"k8s.ovn.org/name": key, "ip-family": "v4"}))])
+        return name
+
+
+def _kv(ids: Mapping[str, str]) -> list[str]:
+    return [f"external_ids:{json.dumps(k)}={json.dumps(v)}" for k, v in ids.items()]
+
+
+def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool
+             ) -> tuple[list[Acl], list[list[str]]]:
+    """The rows of a cluster's rendered NetworkPolicies over the lab's pods (one transaction)."""
+    rows = Rows(pods, tiers=tiers)
+    for obj in policies:
+        rows.policy(obj)
+    return rows.acls, rows.groups() + rows.commands
