@@ -5,9 +5,11 @@
 - render: sites/lab/fabric.yaml with its policy's rules replaced by N rules (prod-web to prod-db,
   one port each), against the same fabric without a policy; each run renders every file into a
   new directory with the fast path off (`FABRICGEN_FAST_PATH=0`), best of `--runs` runs.
-- verify: `verify --logical` of the lab with a policy of M rules, against the lab without a
-  policy (the tenant VPCs and their flows are what the policy adds to the lab); and the verify
-  process's peak memory with and without (the OVN daemons it starts detach: not counted).
+- verify: `verify --logical` (ovn-trace) and `verify` (packets through the simulated chassis, with
+  the OVN of `--ovn-prefix`, by default `.ovn/25.03` where it is extracted) of the lab with a
+  policy of M rules, against the lab without a policy (the tenant VPCs and their flows are what
+  the policy adds to the lab); and the verify process's peak memory with and without (the OVN
+  daemons it starts detach: not counted).
 - memory: the data-plane lab's daemons (every NB/SB, northd, ovn-ic, and each chassis'
   ovsdb-server, ovs-vswitchd and ovn-controller), resident memory per AZ with and without the
   policy of M rules.
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("--rules", type=int, default=1000)
     parser.add_argument("--verify-rules", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--ovn-prefix", type=Path, default=REPO / ".ovn" / "25.03")
     args = parser.parse_args()
     exe = str(Path(sys.executable).with_name("fabricgen"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,6 +86,11 @@ def main() -> None:
               f"({policy[0] / plain[0]:.2f}x)")
         print(f"peak RSS of the verify process (the OVN daemons it starts detach and are not counted), "
               f"no policy: {plain[1]:.0f} MiB; with the policy: {policy[1]:.0f} MiB")
+        packets = [exe, "verify", *(["--ovn-prefix", str(args.ovn_prefix)] if args.ovn_prefix.is_dir() else [])]
+        plain = min(timed([*packets, "sites/none/fabric.yaml"], work) for _ in range(max(1, args.runs // 2)))
+        policy = min(timed([*packets, "sites/verify/fabric.yaml"], work) for _ in range(max(1, args.runs // 2)))
+        print(f"verify with packets, no policy: {plain[0]:.2f} s; {args.verify_rules} rules: {policy[0]:.2f} s "
+              f"({policy[0] / plain[0]:.2f}x)")
     print("the data-plane lab's daemons, resident memory per AZ (MiB), no policy / "
           f"{args.verify_rules} rules:")
     bare, ruled = lab_memory(fabric(0)), lab_memory(fabric(args.verify_rules))
