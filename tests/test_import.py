@@ -660,17 +660,18 @@ def test_any_edit_of_a_capture_gives_an_answer_never_a_crash(cluster: str) -> No
 def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None:
     """The kubectl commands of docs/status-and-import.md name exactly the kinds import reads
     (`adopt.inputs.KINDS`, Namespaces aside: their NADs say which exist), and so does what status
-    captures for `import --from` (`observe.live_fabric.LISTED` and the objects it names)."""
+    captures for `import --from` (`observe.live_fabric.LISTED` and the objects it names), but for
+    the kinds import only lists as kept on the cluster (`KEPT`)."""
     import re
 
-    from fabricgen.adopt.inputs import KINDS
+    from fabricgen.adopt.inputs import KEPT, KINDS
     from fabricgen.observe import live_fabric as live
 
     text = (REPO / "docs" / "status-and-import.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in text.splitlines() if line.strip().startswith('kubectl --context "$ctx"')]
     plurals = {v: k for k, v in live.RESOURCES.items()} | {
         "nodes": ("", "Node"), "helmcharts.helm.cattle.io": ("helm.cattle.io", "HelmChart"),
-        "configmaps": ("", "ConfigMap")}
+        "configmaps": ("", "ConfigMap"), "security-groups.kubeovn.io": ("kubeovn.io", "SecurityGroup")}
     named: set[tuple[str, str]] = set()
     for command in commands:
         words = command.split()
@@ -679,7 +680,7 @@ def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None
     wanted = set(KINDS) - {("", "Namespace")}
     assert named == wanted
     captured = {plurals[r] for r in live.LISTED} | {("", "ConfigMap")} | {plurals[live.CANAL.split("/")[0]]}
-    assert captured == wanted
+    assert captured == wanted - KEPT
     assert re.search(r"configmaps ovn-ic-config ovn-vpc-nat-gw-config", text)
     assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config"}
 
@@ -800,3 +801,36 @@ def test_status_names_live_transit_switches_an_ic_server_outside_the_zones_keeps
     assert "set interconnection.transitSwitch.count to 3" in check.fix
     three = build_text(outside.replace("  transitSwitch:\n", "  transitSwitch:\n    count: 3\n", 1), "fabric.yaml")
     assert _transit_switches(three.plan.fabric, show) == []
+
+
+def test_kube_ovns_own_policy_objects_are_kept_on_the_cluster_and_named(tmp_path: Path) -> None:
+    """A SecurityGroup (kubeovn.io/v1, as Kube-OVN's `security-groups` CRD holds one) and a
+    NetworkPolicy in hq's capture are read, listed as kept on the cluster with why the policy
+    cannot say them, and change nothing in the fabric: import without them writes the same fabric
+    (its comments name the capture files, which differ)."""
+    plain = tmp_path / "plain" / "sites" / "lab" / "fabric.yaml"
+    assert run_import(plain, dict(CLUSTERS))[0] == 0
+    policy_objects = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "kubeovn.io/v1", "kind": "SecurityGroup", "metadata": {"name": "db"},
+         "spec": {"ingressRules": [{"ipVersion": "ipv4", "protocol": "tcp", "priority": 10,
+                                    "remoteType": "address", "remoteAddress": "10.100.2.0/24",
+                                    "portRangeMin": 5432, "portRangeMax": 5432, "policy": "allow"}],
+                  "allowSameGroupTraffic": True}},
+        {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+         "metadata": {"name": "db-only-app", "namespace": "prod"},
+         "spec": {"podSelector": {"matchLabels": {"app": "db"}}, "policyTypes": ["Ingress"],
+                  "ingress": [{"from": [{"ipBlock": {"cidr": "10.100.2.0/24"}}]}]}}]}
+    clusters: dict[str, Path | list[Path]] = {
+        **CLUSTERS, "hq": [CLUSTERS["hq"], write_docs(tmp_path / "hq-policy.json", [policy_objects])]}
+    code, doc, err = proof(site(tmp_path), clusters)
+    assert code == 0 and doc["exact"], err
+    found = entries(doc, "unmapped")
+    group = found[("hq", "SecurityGroup: db")]["reason"]
+    assert group.startswith("a Kube-OVN SecurityGroup, kept on the cluster as it is: its members are the pods that "
+                            "name it in their ovn.kubernetes.io/security_groups annotation")
+    netpol = found[("hq", "NetworkPolicy: prod/db-only-app")]["reason"]
+    assert netpol.startswith("a NetworkPolicy, kept on the cluster as it is: in a Kube-OVN zone fabricgen renders "
+                             "the policy as Subnet ACLs")
+    from ruamel.yaml import YAML
+
+    assert YAML(typ="safe").load(site(tmp_path).read_text()) == YAML(typ="safe").load(plain.read_text())

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file
-from fabricgen.lab import assembly, neutron, ovn_kubernetes, platform_policy, policy_flows
+from fabricgen.lab import assembly, member_flows, neutron, ovn_kubernetes, platform_policy
 from fabricgen.lab.programs import Programs
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
@@ -142,7 +142,7 @@ def an_allow_all_security_group_on_the_vm(monkeypatch: pytest.MonkeyPatch) -> No
 def test_another_security_group_on_the_port_fails_verify_and_is_named(
         an_allow_all_security_group_on_the_vm: None) -> None:
     with assembly.running(build_file(OPENSTACK_K8S), data_plane=True, programs=DEBIAN13) as lab:
-        flows = policy_flows.prove_flows(lab)
+        flows = member_flows.prove_member_flows(lab)
     wrong = [f for f in flows if not f.ok]
     assert {f.policy for f in wrong} == {"shop-web-to-shop-db: another port", "shop-web-to-shop-db: another source",
                                          "shop-db-to-shop-web: the reverse direction"}, flows

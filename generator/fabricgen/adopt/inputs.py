@@ -63,7 +63,12 @@ KINDS: dict[tuple[str, str], str] = {
     ("kubeovn.io", "IptablesSnatRule"): "the NAT gateways' SNAT rules",
     ("kubeovn.io", "IptablesDnatRule"): "the NAT gateways' DNAT rules",
     ("helm.cattle.io", "HelmChart"): "kube-system/rke2-canal: Canal's pod range (cluster.primaryPodCIDR)",
+    ("kubeovn.io", "SecurityGroup"): "nothing: listed as kept on the cluster (a policy group cannot name its pods)",
+    ("networking.k8s.io", "NetworkPolicy"): "nothing: listed as kept on the cluster (fabricgen's policy is Subnet "
+                                            "ACLs in a Kube-OVN zone)",
 }
+# Read only to be listed as kept on the cluster: optional in a capture, and not in status's.
+KEPT = frozenset({("kubeovn.io", "SecurityGroup"), ("networking.k8s.io", "NetworkPolicy")})
 
 
 @dataclass(frozen=True)

@@ -131,5 +131,16 @@ def default_reason(ident: ko.ObjectId) -> str:
         ("kubeovn.io", "IptablesSnatRule"): "not a rule of an imported NAT gateway's elastic IP",
         ("kubeovn.io", "IptablesDnatRule"): "not a rule of an imported NAT gateway's elastic IP",
         ("helm.cattle.io", "HelmChart"): "a HelmChart: only rke2-canal is read (Canal's pod range)",
+        # Kube-OVN's own policy objects: the policy cannot express them exactly, and fabricgen
+        # neither renders nor prunes them, so they stay on the cluster as they are.
+        ("kubeovn.io", "SecurityGroup"): (
+            "a Kube-OVN SecurityGroup, kept on the cluster as it is: its members are the pods that name it in their "
+            "ovn.kubernetes.io/security_groups annotation, which no policy group can name (a group names subnets, "
+            "backbones, OVN-Kubernetes namespaces, OpenStack networks and CIDRs); where those pods fill a tenant "
+            "subnet, say it as a group of that subnet with defaultDeny and rules"),
+        ("networking.k8s.io", "NetworkPolicy"): (
+            "a NetworkPolicy, kept on the cluster as it is: in a Kube-OVN zone fabricgen renders the policy as "
+            "Subnet ACLs, never as NetworkPolicies, and its selected pods are not a subnet; its ACLs (tier 2, allow "
+            "2001, drop 2000) decide before a policy group's on the same pods (1200, 1100)"),
     }
     return reasons.get((ident.group, ident.kind), "fabricgen does not render this kind")

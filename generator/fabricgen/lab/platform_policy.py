@@ -27,9 +27,7 @@ from fabricgen.lab import neutron, ovn_kubernetes
 from fabricgen.lab.kubeovn import Backbone, mac
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import DeploymentJoin
-from fabricgen.plan.policy import Endpoint
-from fabricgen.render.host_tree import platform_dir
-from fabricgen.render.policy_neutron import FILENAME, GROUP_PREFIX
+from fabricgen.plan.policy import Endpoint, object_name
 
 MEMBER_OFFSET = 10  # a member VM's address: this far into the member's range
 
@@ -84,7 +82,7 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
             out.commands += [["lsp-add", vm.switch, vm.vm], ["lsp-set-addresses", vm.vm, f"{vm.vm_mac} {vm.vm_ip}"]]
             if member.kind == "openstack" and group in policy.protected:
                 assert member.cloud is not None
-                sg_ports.setdefault(member.cloud, {})[GROUP_PREFIX + group] = (vm.vm, f"{vm.vm_mac} {vm.vm_ip}")
+                sg_ports.setdefault(member.cloud, {})[object_name(group)] = (vm.vm, f"{vm.vm_mac} {vm.vm_ip}")
             elif member.kind == "namespace":
                 assert member.namespace is not None
                 pods.append(ovn_kubernetes.Pod(member.namespace, member.pod_selector, vm.vm, str(vm.vm_ip)))
@@ -102,10 +100,11 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
 
 
 def playbook(build: Build, deployment: str, cloud: str) -> list[Mapping[str, Any]]:
-    """A cloud's rendered security-groups playbook, read as Ansible reads it (YAML)."""
-    path = PurePosixPath(build.site) / platform_dir(deployment, "openstack", cloud) / FILENAME
-    out = build.files.get(path)
-    if out is None:
-        return []
-    loaded = YAML(typ="safe").load(out.text)
-    return list(loaded or [])
+    """A cloud's rendered security groups: every play of the YAML files rendered into the cloud's
+    directory (`_host/DEPLOYMENT/openstack/CLOUD/`), read as Ansible reads them."""
+    top = PurePosixPath(build.site, "_host", deployment, "openstack", cloud)
+    plays: list[Mapping[str, Any]] = []
+    for path, out in sorted(build.files.items()):
+        if path.parent == top and path.suffix in (".yml", ".yaml"):
+            plays += list(YAML(typ="safe").load(out.text) or [])
+    return plays

@@ -256,12 +256,8 @@ class _Prover:
 
 
 def prove_flows(lab: Lab) -> tuple[Flow, ...]:
-    """Every policy flow the lab can send: the zones' tenant subnets, in zone order, then the
-    deployments' platforms (`member_flows`)."""
-    from fabricgen.lab.member_flows import prove_member_flows  # it builds on this module
-
+    """Every policy flow between the zones' tenant subnets, in zone order."""
     flows: list[Flow] = []
     for zone in sorted(lab.tenants):
         flows += _Prover(lab, zone).flows()
-    flows += prove_member_flows(lab)
     return tuple(dict.fromkeys(flows))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.lab.assembly import ProofError, running
+from fabricgen.lab.member_flows import prove_member_flows
 from fabricgen.lab.paths import Endpoint, Pair
 from fabricgen.lab.policy_flows import Flow, prove_flows
 from fabricgen.lab.programs import Programs, zones_ovn
@@ -102,7 +103,7 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
             pairs = dataplane.prove_pairs(lab, endpoints)
         else:
             pairs = trace_pairs(lab, endpoints)
-        flows = prove_flows(lab)
+        flows = (*prove_flows(lab), *prove_member_flows(lab))
         azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name],
                        z.source) for z in lab.zones)
         azs += tuple(Az(j.az, "deployment", j.network.ip, j.network.ip, j.mac) for j in lab.joins)

@@ -324,8 +324,7 @@ CANAL = "helmcharts.helm.cattle.io/rke2-canal"  # RKE2's Canal, for its pod rang
 
 def rendered_objects(build: Build, directory: str) -> list[dict[str, Any]]:
     """Every Kubernetes object rendered for one cluster directory, wherever in it."""
-    return [obj for d in build.manifests if d == directory or d.startswith(directory + "/")
-            for obj in build.objects(d)]
+    return build.objects_within(directory)
 
 
 def _named(build: Build, zone: str, always: Sequence[str] = NAMED) -> dict[str, list[str]]:

@@ -11,6 +11,12 @@ from fabricgen.model import Fabric
 from fabricgen.model.policy import Member, Rule
 
 KUBE_OVN, OVN_KUBERNETES, NEUTRON, OUTSIDE = "kube-ovn", "ovn-kubernetes", "neutron", "outside"
+OBJECT_PREFIX = "fabricgen-"  # a group's object on a platform: its security group, its NetworkPolicies
+
+
+def object_name(group: str) -> str:
+    """The name of a group's object on every platform (`fabricgen-<group>`)."""
+    return OBJECT_PREFIX + group
 
 
 @dataclass(frozen=True)

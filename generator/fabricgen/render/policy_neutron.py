@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.plan.policy import NEUTRON, Allowed
+from fabricgen.plan.policy import NEUTRON, Allowed, object_name
 from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
@@ -34,7 +34,6 @@ from fabricgen.render.host_tree import platform_dir
 from fabricgen.serialise import manifest_yaml
 
 FILENAME = "security-groups.yml"
-GROUP_PREFIX = "fabricgen-"
 
 
 def _rule(why: str, rule: Allowed | None, remote: dict[str, str], ports: tuple[int, int] | None) -> dict[str, Any]:
@@ -48,7 +47,7 @@ def _rule(why: str, rule: Allowed | None, remote: dict[str, str], ports: tuple[i
 def group_rules(plan: Plan, group: str) -> list[dict[str, Any]]:
     policy = plan.policy
     own = f"fabricgen {group}: its own members"
-    rules = [_rule(own, None, {"remote_group": GROUP_PREFIX + group}, None)]
+    rules = [_rule(own, None, {"remote_group": object_name(group)}, None)]
     rules += [_rule(own, None, {"remote_ip_prefix": str(c)}, None) for c in policy.cidrs(group)]
     for allowed in policy.into(group):
         ranges: list[tuple[int, int] | None] = list(allowed.ports) or [None]
@@ -64,10 +63,10 @@ def group_rules(plan: Plan, group: str) -> list[dict[str, Any]]:
 
 def playbook(plan: Plan, cloud: str, groups: list[str]) -> list[dict[str, Any]]:
     tasks = [{
-        "name": f"security group {GROUP_PREFIX}{group}",
+        "name": f"security group {object_name(group)}",
         "openstack.cloud.security_group": {
             "cloud": cloud,
-            "name": GROUP_PREFIX + group,
+            "name": object_name(group),
             "description": f"fabricgen policy group {group}",
             "state": "present",
             "security_group_rules": group_rules(plan, group),

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.plan.policy import OVN_KUBERNETES, Allowed, Endpoint
+from fabricgen.plan.policy import OVN_KUBERNETES, Allowed, Endpoint, object_name
 from fabricgen.plan.zones import Plan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.namespaces import PREINSTALLED, namespace
 
 MANIFEST = "network-policies.yaml"
-POLICY_PREFIX = "fabricgen-"
 
 
 def _pods(member: Endpoint) -> dict[str, Any]:
@@ -68,7 +67,7 @@ def network_policy(plan: Plan, member: Endpoint) -> KubeObject:
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
-        "metadata": md.metadata(POLICY_PREFIX + member.group, member.namespace, plan.source_name),
+        "metadata": md.metadata(object_name(member.group), member.namespace, plan.source_name),
         "spec": {"podSelector": _pods(member), "policyTypes": ["Ingress"], "ingress": ingress},
     }
 
