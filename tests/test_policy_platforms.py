@@ -1,7 +1,9 @@
-"""The policy across platforms in real OVN: `fabricgen verify` of `sites/openstack-k8s` builds, in
-each deployment's AZ, a VM (Neutron) or pod (OVN-Kubernetes) per policy member and the rows each
-platform's controller writes from the rendered objects, and sends the policy's connections
-between them across the two AZs over OVN-IC.
+"""The policy across platforms and zones in real OVN: `fabricgen verify` of `sites/openstack-k8s`
+builds, in each deployment's AZ, a VM (Neutron) or pod (OVN-Kubernetes) per policy member and the
+rows each platform's controller writes from the rendered objects, and sends the policy's
+connections between them across the two AZs over OVN-IC; a policy on a zone's backbone is sent
+between two Kube-OVN zones the same way, the backbone Subnet's ACLs as Kube-OVN writes them
+(kubeovn/kube-ovn v1.16.2 `pkg/ovs/ovn-nb-acl.go` `UpdateLogicalSwitchACL`).
 
 The rows are modelled on the upstream code each test names: openstack/neutron 28.0.1
 `neutron/common/ovn/acl.py` (`_add_sg_rule_acl_for_port_group`, `add_acls_for_drop_port_group`),
@@ -19,8 +21,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file
-from fabricgen.lab import assembly, member_flows, neutron, ovn_kubernetes, platform_policy
+from conftest import REPO, build_file, build_text, edit
+from fabricgen.lab import assembly, member_flows, neutron, ovn_kubernetes, platform_policy, proof, report
+from fabricgen.lab.acl_rows import Acl
 from fabricgen.lab.programs import Programs
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
@@ -121,7 +124,7 @@ def an_allow_all_security_group_on_the_vm(monkeypatch: pytest.MonkeyPatch) -> No
     made = neutron.commands
 
     def with_another_group(cloud: str, playbook: Sequence[Mapping[str, Any]], ports: Mapping[str, tuple[str, str]]
-                           ) -> tuple[list[neutron.Acl], list[list[str]]]:
+                           ) -> tuple[list[Acl], list[list[str]]]:
         acls, commands = made(cloud, playbook, ports)
         extra = {"name": "allow-all", "security_group_rules": [
             {"direction": "ingress", "protocol": "any", "remote_ip_prefix": "0.0.0.0/0"}]}
@@ -166,3 +169,43 @@ def test_each_member_gets_a_vm_in_its_range_on_its_deployments_network() -> None
     assert "shop-web" not in found.vms  # pods of the other deployment's cluster
     owners = {a.owner for a in found.acls}
     assert owners == {"Neutron's neutron_pg_drop", "Neutron security group fabricgen-shop-db"}
+
+
+# ---------------------------------------------------------------- across two Kube-OVN zones
+LAB = REPO / "sites" / "lab" / "fabric.yaml"
+BACKBONES = ("    - name: hq-backbone\n      members: [{backbone: hq}]\n      defaultDeny: true\n"
+             "    - name: ai-backbone\n      members: [{backbone: ai}]\n")
+
+
+def backbone_policy() -> str:
+    """sites/lab with hq's backbone protected: ai's backbone may reach it on tcp/22, nothing else."""
+    text = edit(LAB.read_text(), "    - name: shared\n", BACKBONES + "    - name: shared\n")
+    return edit(text, '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}\n',
+                '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}\n'
+                '    - {from: ai-backbone, to: hq-backbone, protocol: tcp, ports: ["22"]}\n')
+
+
+@needs_25_03
+def test_a_policy_across_two_kube_ovn_zones_with_packets() -> None:
+    """hq's backbone Subnet carries the policy's ACLs as Kube-OVN writes them; ai's backbone opens
+    tcp/22 on it across the transit switch, its reply comes back through conntrack; another port,
+    and dr's backbone, are dropped by hq's default deny. The pairs into hq that the policy denies
+    (ICMP from ai, edge and dr) are `denied`, as the policy says, and every other pair delivered."""
+    result = proof.prove(build_text(backbone_policy(), "sites/lab/fabric.yaml"), data_plane=True,
+                         programs=DEBIAN13)
+    flows = {(f.policy, f.source, f.destination, f.protocol, f.port): f for f in result.flows}
+    allowed = flows[("ai-backbone-to-hq-backbone", "ai/ai-backbone", "hq/hq-backbone", "tcp", 22)]
+    assert (allowed.expected, allowed.observed, allowed.reply) == ("allow", "delivered", "delivered"), \
+        report.text(result, "sites/lab/fabric.yaml")
+    assert allowed.decided_by == ("Kube-OVN Subnet backbone-hq: ACL to-lport 1200 allow-related "
+                                  "`ip4.src == 172.30.20.0/24 && ip4.dst == 172.30.10.0/24 && tcp.dst == 22`")
+    other_port = flows[("ai-backbone-to-hq-backbone: another port", "ai/ai-backbone", "hq/hq-backbone", "tcp", 23)]
+    assert (other_port.expected, other_port.observed) == ("deny", "dropped")
+    assert other_port.decided_by == "Kube-OVN Subnet backbone-hq: ACL to-lport 1100 drop `ip4.dst == 172.30.10.0/24`"
+    stranger = next(f for f in result.flows if f.policy == "ai-backbone-to-hq-backbone: another source")
+    assert (stranger.expected, stranger.observed) == ("deny", "dropped") and stranger.source != "ai/ai-backbone"
+    assert all(f.ok for f in result.flows) and result.ok
+    denied = {(p.source.az, p.target.az) for p in result.pairs if p.outcome == "denied"}
+    assert denied == {("ai", "hq"), ("edge", "hq"), ("dr", "hq")}
+    assert all(p.delivered for p in result.pairs if (p.source.az, p.target.az) not in denied)
+    assert report.summary(result) == "9/12 pairs delivered, 3 denied by the policy"

@@ -1,10 +1,11 @@
 """`fabricgen verify FABRIC [--actual SHOW] [--logical] [--ovn-prefix DIR]`: the rendered output, proven
 in a throwaway OVN-IC lab, with packets between simulated chassis (or `--logical`: ovn-trace only).
 
-Exit 0 when every pair is delivered, 5 when one is not or when nothing could be proven where there
-is something to prove (no pair of AZs, yet a shared OVN deployment or several zones), 6 when the OVN programs are
-missing or the lab cannot run (see `fabricgen.lab.report`). The heavy imports
-stay inside `run`: other commands never load the lab.
+Exit 0 when every pair is delivered (or, where the fabric's policy admits no ICMP between its
+ends, is not) and every policy flow is as the policy says, 5 when one is not or when nothing could
+be proven where there is something to prove (no pair of AZs, yet a shared OVN deployment or several
+zones), 6 when the OVN programs are missing or the lab cannot run (see `fabricgen.lab.report`).
+The heavy imports stay inside `run`: other commands never load the lab.
 """
 
 from __future__ import annotations

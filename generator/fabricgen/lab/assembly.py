@@ -110,6 +110,7 @@ class _ZoneSetup:
     fabric_address: IPv4Address | None
     source: str
     auto_route: bool
+    zone: str = ""  # the fabric's name of the zone (its rendered directory); the AZ may be named otherwise
 
 
 def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
@@ -137,7 +138,7 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
         spec = ZoneSpec(az, address, gateways[0], ips[0], tuple(gateways[1:]), ips[1:])
         out.append(_ZoneSetup(spec, zone.zone.backbone.cidr, zone.backbone_gateway,
                               vpc.get("spec", {}) if vpc is not None else {}, zone.zone.transit_address, source,
-                              data.get("auto-route") == "true"))
+                              data.get("auto-route") == "true", zone.name))
     return out
 
 
@@ -247,8 +248,11 @@ class Lab:
         up (`--wait=hv`)."""
         def one(az: str) -> None:
             host = underlay.chassis[self.vm_hosts[az]]
-            vms = [*self.networks.get(az, []), *self.tenants.get(az, {}).values(),
-                   *(self.members[az].vms.values() if az in self.members else ())]
+            every = [*self.networks.get(az, []), *self.tenants.get(az, {}).values(),
+                     *(self.members[az].vms.values() if az in self.members else ())]
+            # once each: a backbone in a policy group is its own member, and two interfaces bound to
+            # one logical port have ovn-controller move the binding between them
+            vms = list({n.vm: n for n in every}.values())
             for i, network in enumerate(vms):
                 vif = f"vif{i}"
                 host.add_vm(vif, network.vm, i + 1)
@@ -288,6 +292,8 @@ class Lab:
                      *kubeovn.new_vpc_route_commands(zone.vpc_spec)]
         if zone.auto_route:
             commands.append(kubeovn.auto_route_options())
+        guarded = platform_policy.zone_members(self.build, zone.zone, backbone, tiers=sb.acl_tiers)
+        commands += guarded.commands
         sb.join(zone.spec, *kubeovn.batch(commands), register_chassis=False)  # one transaction: a new router
         for index in range(1, len(sb.switches)):  # Kube-OVN's zones join every transit switch
             sb.join(zone.spec, register_chassis=False, index=index)
@@ -305,6 +311,8 @@ class Lab:
             sb.nb(name, *kubeovn.batch(created))
             self.tenants[name] = networks
         self.networks[name] = [backbone]
+        if guarded.vms:
+            self.members[name] = guarded
         self.nodes[name] = node
         self.macs[name] = transit_mac(zone.spec.transit_address)
         self.addresses[name] = zone.spec.transit_address

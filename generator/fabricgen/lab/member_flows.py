@@ -1,18 +1,18 @@
-"""The policy between platforms: flows between the deployments' member VMs (Neutron VMs,
-OVN-Kubernetes pods), within an AZ and across AZs over OVN-IC.
+"""The policy between platforms and zones: flows between the lab's member VMs (zones' backbones,
+Neutron VMs, OVN-Kubernetes pods), within an AZ and across AZs over OVN-IC.
 
 For every rule into a protected group whose member has a VM in the lab (`platform_policy`), from
 every member VM of the rule's source group, the lab sends the allowed connection and its reply,
 the same source on a port no rule opens, the reverse direction, and a VM of the lab that the
-policy does not let in (a member of another group, or a deployment's own VM outside every
-group). The expected verdict comes from the policy alone (`policy_flows.expected`).
+policy does not let in (a member of another group, or an AZ's own VM outside every group). The
+expected verdict comes from the policy alone (`policy_flows.expected`).
 
 With the data plane the connections are packets (`policy_packets`): they leave the source's
 chassis, cross the transit switch between the AZs' gateways and are filtered by the rows each
-platform's controller wrote on the destination's port, the reply by the source's. ovn-trace
-names the row that decided: of the packet as it arrives in the destination AZ on the transit
-switch (across AZs) or as it leaves the source (within one). Without the data plane (`--logical`)
-that trace is the verdict, and a reply is traced as it arrives back in the source's AZ.
+platform's controller wrote on the destination's port, the reply by the source's. ovn-trace names
+the row that decided: of the packet as it arrives in the destination AZ on the transit switch
+(across AZs) or as it leaves the source (within one). Without the data plane (`--logical`) that
+trace is the verdict, and a reply is traced as it arrives back in the source's AZ.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from fabricgen.lab.policy_flows import (
 )
 from fabricgen.lab.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
 from fabricgen.lab.tracing import flow
-from fabricgen.plan.policy import NEUTRON, OVN_KUBERNETES, Allowed
+from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OVN_KUBERNETES, Allowed
 
 NEXT_PORT = 1  # "another port": the rule's last port plus this
 
@@ -59,9 +59,13 @@ class _Prover:
     def __init__(self, lab: Lab) -> None:
         self.lab = lab
         self.policy = lab.build.plan.policy
-        self.members = {group: _Vm(az, f"{az}/{group}", vm) for az, found in sorted(lab.members.items())
-                        for group, vm in found.vms.items()}
-        self.others = [_Vm(az, f"{az}/{n.vm_ip}", n) for az in sorted(lab.members) for n in lab.networks.get(az, [])]
+        self.members: dict[str, list[_Vm]] = {}  # group -> its members' VMs, in AZ order
+        for az, found in sorted(lab.members.items()):
+            for group, vm in found.vms.items():
+                self.members.setdefault(group, []).append(_Vm(az, f"{az}/{group}", vm))
+        taken = {v.vm.vm for vms in self.members.values() for v in vms}
+        self.others = [_Vm(az, f"{az}/{n.vm_ip}", n) for az in sorted(lab.networks) for n in lab.networks[az]
+                       if n.vm not in taken]
         self.done: set[tuple[str, ...]] = set()
 
     def once(self, *key: str) -> bool:
@@ -73,25 +77,29 @@ class _Prover:
 
     def planned(self) -> list[_Planned]:
         out: list[_Planned] = []
-        filtered = {e.group for e in self.policy.enforced_by(NEUTRON) + self.policy.enforced_by(OVN_KUBERNETES)}
+        filtered = {e.group for platform in (KUBE_OVN, NEUTRON, OVN_KUBERNETES)
+                    for e in self.policy.enforced_by(platform)}
         for group in sorted(filtered & set(self.members)):
-            for rule in self.policy.into(group):
-                out += self.rule_flows(rule, self.members[group])
+            for dst in self.members[group]:
+                for rule in self.policy.into(group):
+                    out += self.rule_flows(rule, dst)
         return list(dict.fromkeys(out))
 
     def rule_flows(self, rule: Allowed, dst: _Vm) -> list[_Planned]:
         protocol = "tcp" if rule.protocol == "any" else rule.protocol
         port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
-        source = self.members.get(rule.source)
         out: list[_Planned] = []
-        if source is not None and source.vm != dst.vm:
+        for source in self.members.get(rule.source, []):
+            if source.vm == dst.vm:
+                continue
             out.append(_Planned(rule.name, source, dst, protocol, port))
             if port is not None and rule.ports:
                 out.append(_Planned(f"{rule.name}: another port", source, dst, protocol,
                                     rule.ports[-1][1] % 65535 + NEXT_PORT))
             if self.once("reverse", dst.name, source.name, protocol):
                 out.append(_Planned(f"{rule.name}: the reverse direction", dst, source, protocol, port))
-        strangers = [v for v in [*self.members.values(), *self.others] if v.vm != dst.vm and
+        everyone = [v for vms in self.members.values() for v in vms] + self.others
+        strangers = [v for v in everyone if v.vm != dst.vm and
                      expected(self.policy, v.vm.vm_ip, dst.vm.vm_ip, protocol, port) == DENY]
         if strangers and self.once("stranger", rule.source, dst.name, protocol):
             out.append(_Planned(f"{rule.name}: another source", strangers[0], dst, protocol, port))

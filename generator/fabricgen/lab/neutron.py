@@ -26,30 +26,15 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from ipaddress import IPv4Network
 from typing import Any
+
+from fabricgen.lab.acl_rows import Acl
 
 ALLOW_PRIORITY, DROP_PRIORITY = 1002, 1001
 DROP_GROUP = "neutron_pg_drop"
 TASK = "openstack.cloud.security_group"
 _IDS = uuid.UUID("6f1f0e5e-3d1c-4c64-9a55-2b9d6f0c6a11")  # the lab's namespace for Neutron's ids
-
-
-@dataclass(frozen=True)
-class Acl:
-    """One ACL as Neutron writes it, and who wrote it in words."""
-
-    direction: str
-    priority: int
-    match: str
-    action: str
-    owner: str
-    external_ids: tuple[tuple[str, str], ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"direction": self.direction, "priority": self.priority, "match": self.match, "action": self.action,
-                "owner": self.owner}
 
 
 def group_id(cloud: str, name: str) -> str:

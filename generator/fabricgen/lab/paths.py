@@ -13,6 +13,7 @@ DROPPED = "dropped"
 WRONG_ZONE = "wrong-zone"
 UNRESOLVED = "unresolved"
 ALTERED = "altered"  # delivered with an address translated on the way
+DENIED = "denied"  # not delivered, as the fabric's policy says: it admits no ICMP between the two
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,17 @@ class Endpoint:
 class Pair:
     source: Endpoint
     target: Endpoint
-    outcome: str  # DELIVERED, REROUTED, DROPPED, WRONG_ZONE, UNRESOLVED or ALTERED
+    outcome: str  # DELIVERED, REROUTED, DROPPED, WRONG_ZONE, UNRESOLVED, ALTERED or DENIED
     detail: str  # where the packet went, in words
 
     @property
     def delivered(self) -> bool:
         return self.outcome == DELIVERED
+
+    @property
+    def as_it_should(self) -> bool:
+        """Delivered, or not delivered where the policy denies it."""
+        return self.outcome in (DELIVERED, DENIED)
 
     def as_dict(self) -> dict[str, object]:
         return {"from": self.source.as_dict(), "to": self.target.as_dict(), "delivered": self.delivered,

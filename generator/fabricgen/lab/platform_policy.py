@@ -1,6 +1,11 @@
-"""The policy's members on an interconnected deployment's platforms, in the lab: a VM (or pod) per
-member, on the lab network of the deployment whose range holds the member's, and the rows its
-platform's controller writes from the rendered objects:
+"""The policy's members in the lab, each with the rows its platform's controller writes from the
+rendered objects.
+
+A zone's backbone, when a group names it: the lab's backbone VM, and the rendered backbone
+Subnet's `acls` on its switch as Kube-OVN writes them (`kubeovn.acl_commands`).
+
+On an interconnected deployment's platforms, a VM (or pod) per member, on the lab network of the
+deployment whose range holds the member's:
 
 - an OpenStack cloud's member (`openstack`): a VM port in the cloud's rendered security group
   and in `neutron_pg_drop`, with the group's rules (`neutron`), from the rendered
@@ -23,7 +28,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from fabricgen.lab import neutron, ovn_kubernetes
+from fabricgen.lab import kubeovn, neutron, ovn_kubernetes
+from fabricgen.lab.acl_rows import Acl
 from fabricgen.lab.kubeovn import Backbone, mac
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import DeploymentJoin
@@ -37,7 +43,7 @@ class Members:
     """One deployment's policy members in the lab."""
 
     vms: dict[str, Backbone] = field(default_factory=dict)  # group -> its member's VM (or pod)
-    acls: list[neutron.Acl] = field(default_factory=list)  # every row's ACL, with its owner
+    acls: list[Acl] = field(default_factory=list)  # every row's ACL, with its owner
     commands: list[list[str]] = field(default_factory=list)
 
 
@@ -61,6 +67,25 @@ def _member_vm(az: str, member: Endpoint, networks: Sequence[Backbone], taken: s
     name = f"{'pod' if member.kind == 'namespace' else 'vm'}-{az}-{member.group}"
     return Backbone(az, network.switch, network.cidr, network.gateway, network.router_mac, name,
                     mac("00:00:03", address), address)
+
+
+def zone_members(build: Build, zone: str, backbone: Backbone, *, tiers: bool) -> Members:
+    """A zone's backbone as the member of every group that names it, with the rendered backbone
+    Subnet's `acls` (the Subnet of the backbone's range in the default VPC)."""
+    policy = build.plan.policy
+    out = Members()
+    for group in sorted(policy.groups):
+        if any(e.kind == "backbone" and e.zone == zone for e in policy.groups[group]):
+            out.vms[group] = backbone
+    subnet = next((o for o in build.objects_within(zone) if o.get("kind") == "Subnet" and
+                   o.get("spec", {}).get("cidrBlock") == str(backbone.cidr)), None)
+    acls = list(subnet.get("spec", {}).get("acls", [])) if subnet is not None else []
+    if out.vms and subnet is not None and acls:
+        name = str(subnet["metadata"]["name"])
+        out.commands = kubeovn.acl_commands(backbone.switch, name, acls, tiers=tiers)
+        out.acls = [Acl(str(a["direction"]), int(a.get("priority", 0)), str(a["match"]), str(a["action"]),
+                        f"Kube-OVN Subnet {name}") for a in acls]
+    return out
 
 
 def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *, tiers: bool) -> Members:

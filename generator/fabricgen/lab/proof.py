@@ -10,14 +10,15 @@ with the verdict the policy expects and the one OVN gave (`policy_flows`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.lab.assembly import ProofError, running
+from fabricgen.lab.kubeovn import Backbone
 from fabricgen.lab.member_flows import prove_member_flows
-from fabricgen.lab.paths import Endpoint, Pair
-from fabricgen.lab.policy_flows import Flow, prove_flows
+from fabricgen.lab.paths import DENIED, Endpoint, Pair
+from fabricgen.lab.policy_flows import DENY, Flow, expected, prove_flows
 from fabricgen.lab.programs import Programs, zones_ovn
 from fabricgen.lab.sandbox import SandboxError
 from fabricgen.lab.tracing import trace_pairs
@@ -68,8 +69,13 @@ class Proof:
         return sum(p.delivered for p in self.pairs)
 
     @property
+    def denied(self) -> int:
+        """Pairs not delivered where the policy denies them (`paths.DENIED`)."""
+        return sum(p.outcome == DENIED for p in self.pairs)
+
+    @property
     def ok(self) -> bool:
-        return self.delivered == len(self.pairs) and all(f.ok for f in self.flows)
+        return all(p.as_it_should for p in self.pairs) and all(f.ok for f in self.flows)
 
     def pair(self, source: Endpoint, target: Endpoint) -> Pair | None:
         return self._by_ends.get((source, target))
@@ -103,6 +109,8 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
             pairs = dataplane.prove_pairs(lab, endpoints)
         else:
             pairs = trace_pairs(lab, endpoints)
+        guarded = {vm.vm for found in lab.members.values() for vm in found.vms.values()}
+        pairs = denied_by_policy(build, endpoints, pairs, guarded)
         flows = (*prove_flows(lab), *prove_member_flows(lab))
         azs = tuple(Az(z.spec.name, "zone", z.spec.transit_address, z.fabric_address, lab.macs[z.spec.name],
                        z.source) for z in lab.zones)
@@ -111,6 +119,27 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
     ovn, ovs = programs.versions()
     return Proof(ic.transit_switch.name, ic.transit_switch.subnet, azs, tuple(e for e, _ in endpoints), pairs,
                  data_plane, ovn, ovs, expected_ovn(build), lab.sandbox.extra_switches, flows)
+
+
+def denied_by_policy(build: Build, endpoints: Sequence[tuple[Endpoint, Backbone]], pairs: Sequence[Pair],
+                     guarded: set[str]) -> tuple[Pair, ...]:
+    """The pairs, each that was not delivered to a VM the lab made a policy member (`guarded`: a
+    zone's backbone in a group) where the policy admits no ICMP from its source, marked DENIED: as
+    the policy says. A VM that is only inside a group's range by address (a deployment's own VM in
+    a cluster's pod range) is no member, and its pair keeps its verdict. Whether the policy is
+    enforced is for its flows to show; a pair the policy denies but the lab delivered stays
+    delivered."""
+    vms = {e: vm for e, vm in endpoints}
+    out = []
+    for pair in pairs:
+        target = vms[pair.target]
+        if not pair.delivered and target.vm in guarded and \
+                expected(build.plan.policy, vms[pair.source].vm_ip, target.vm_ip, "icmp", None) == DENY:
+            pair = Pair(pair.source, pair.target, DENIED, f"the policy admits no ICMP from {pair.source.cidr} into "
+                                                          f"{pair.target.cidr}; not delivered ({pair.outcome}: "
+                                                          f"{pair.detail})")
+        out.append(pair)
+    return tuple(out)
 
 
 def expected_ovn(build: Build) -> tuple[tuple[str, str], ...]:

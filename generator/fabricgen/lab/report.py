@@ -27,11 +27,12 @@ if TYPE_CHECKING:
 
 CELL = {"delivered": "ok", "rerouted": "REROUTED", "dropped": "DROPPED", "wrong-zone": "WRONG-AZ",
         "unresolved": "UNRESOLVED", "tunnel-key": "TUNNEL-KEY", "no-tunnel": "NO-TUNNEL",
-        "encapsulation": "ENCAP", "mtu": "MTU", "altered": "ALTERED", "lost": "LOST"}
+        "encapsulation": "ENCAP", "mtu": "MTU", "altered": "ALTERED", "lost": "LOST", "denied": "denied"}
 
 
 def summary(proof: Proof) -> str:
-    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered"
+    denied = f", {proof.denied} denied by the policy" if proof.denied else ""
+    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered{denied}"
 
 
 def policy_summary(proof: Proof) -> str:
@@ -106,7 +107,7 @@ def _stale_lines(proof: Proof, fabric: str) -> list[str]:
 
 def _failures(proof: Proof) -> list[str]:
     return [f"{p.source.label} ({p.source.cidr}) -> {p.target.label} ({p.target.cidr}): {p.outcome}: {p.detail}"
-            for p in proof.pairs if not p.delivered]
+            for p in proof.pairs if not p.as_it_should]
 
 
 def header(proof: Proof, fabric: str) -> str:
@@ -212,7 +213,7 @@ def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
            "mode": "data-plane" if proof.data_plane else "logical",
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
            "warnings": version_warnings(proof),
-           "delivered": proof.delivered, "total": len(proof.pairs), "ok": proof.ok,
+           "delivered": proof.delivered, "denied": proof.denied, "total": len(proof.pairs), "ok": proof.ok,
            "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs],
            "flows": [f.as_dict() for f in proof.flows]}
     return json.dumps(doc, indent=2) + "\n"

@@ -272,7 +272,8 @@ class Sandbox:
 
     def rows(self, db: str, database: str, table: str, columns: Sequence[str],
              where: Sequence[tuple[str, str, object]] = ()) -> list[dict[str, Any]]:
-        """The rows of a table (`where`: OVSDB conditions), the given columns only."""
+        """The rows of a table (`where`: OVSDB conditions), the given columns only. ovsdb-server
+        returns rows that are alike in those columns once: to count rows, ask for `_uuid` too."""
         result = self.transact(db, database, [{"op": "select", "table": table, "where": [list(c) for c in where],
                                                "columns": list(columns)}])
         return list(result[0]["rows"])
