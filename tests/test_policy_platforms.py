@@ -209,3 +209,47 @@ def test_a_policy_across_two_kube_ovn_zones_with_packets() -> None:
     assert denied == {("ai", "hq"), ("edge", "hq"), ("dr", "hq")}
     assert all(p.delivered for p in result.pairs if (p.source.az, p.target.az) not in denied)
     assert report.summary(result) == "9/12 pairs delivered, 3 denied by the policy"
+
+
+# ---------------------------------------------------------------- Neutron and OVN-Kubernetes in one NB
+def one_northbound_db() -> str:
+    """sites/openstack-k8s with the shop's pods in a cluster of the OpenStack deployment itself (its
+    own host k8s-node-3): one NB for Neutron and OVN-Kubernetes, as seed 004 runs them, accepted
+    with its reason (FG604 a warning)."""
+    text = OPENSTACK_K8S.read_text()
+    text = edit(text, "    consumers:\n      - platform: openstack\n",
+                "    sharedDatabaseAcknowledged: \"lab: one NB for Neutron and OVN-Kubernetes\"\n"
+                "    consumers:\n      - platform: openstack\n")
+    text = edit(text, "          asn: 65111\n          uplinks: [eth0, eth1]\n",
+                "          asn: 65111\n          uplinks: [eth0, eth1]\n      - name: k8s-node-3\n        ethernets:\n"
+                "          - name: eth0\n          - name: eth1\n        tunnelEndpoint:\n"
+                "          loopback: 10.255.0.12/32\n        bgp:\n          asn: 65112\n"
+                "          uplinks: [eth0, eth1]\n")
+    text = edit(text, "        distributedFloatingIps: false\n",
+                "        distributedFloatingIps: false\n      - platform: kubernetes\n        name: k8s-shared\n"
+                "        hosts: [k8s-node-3]\n        version: v1.3.0\n        apiServer: https://10.20.0.5:6443\n"
+                "        clusterSubnet: 10.100.128.0/17\n        hostPrefix: 23\n        serviceCIDR: 172.31.0.0/16\n"
+                "        gatewayMode: shared\n")
+    return edit(text, "{cluster: k8s-prod, name: shop, podSelector: {app: web}, cidr: 10.128.0.0/14}",
+                "{cluster: k8s-shared, name: shop, podSelector: {app: web}, cidr: 10.100.128.0/17}")
+
+
+@needs_25_03
+def test_neutron_and_ovn_kubernetes_in_one_northbound_db() -> None:
+    """Neutron's rows in tier 0 and OVN-Kubernetes' in tier 2 side by side in one NB: a VM and a pod
+    of the same AZ reach each other exactly as the policy says, each direction decided by the
+    destination's platform, the replies by conntrack."""
+    from fabricgen.lab.sandbox import NB
+
+    with assembly.running(build_text(one_northbound_db(), "sites/openstack-k8s/fabric.yaml"), data_plane=True,
+                          programs=DEBIAN13) as lab:
+        rows = lab.sandbox.rows(lab.sandbox.nb_db("openstack"), NB, "ACL", ["_uuid", "tier"])
+        flows = member_flows.prove_member_flows(lab)
+    assert sorted(int(r["tier"]) for r in rows) == [0] * 6 + [2] * 6
+    assert len(flows) == 8 and all(f.ok for f in flows), flows
+    by = {(f.policy, f.source, f.destination): f for f in flows}
+    into_vm = by[("shop-web-to-shop-db", "openstack/shop-web", "openstack/shop-db")]
+    into_pod = by[("shop-db-to-shop-web", "openstack/shop-db", "openstack/shop-web")]
+    assert (into_vm.observed, into_vm.reply, into_pod.observed, into_pod.reply) == ("delivered",) * 4
+    assert into_vm.decided_by.startswith("Neutron security group fabricgen-shop-db: ")
+    assert into_pod.decided_by.startswith("OVN-Kubernetes NetworkPolicy shop/fabricgen-shop-web: ")
