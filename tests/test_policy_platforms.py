@@ -16,15 +16,16 @@ ovn-kubernetes v1.0.0 `go-controller/pkg/ovn/gress_policy.go` (`buildLocalPodACL
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from conftest import REPO, build_file, build_text, edit
 from fabricgen.lab import assembly, member_flows, neutron, ovn_kubernetes, platform_policy, proof, report
-from fabricgen.lab.acl_rows import Acl
 from fabricgen.lab.programs import Programs
+from fabricgen.observe import neutron_rows
+from fabricgen.observe.acl_rows import Acl
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
@@ -51,15 +52,16 @@ PG = "pg_0f0e"
                                          "tcp.dst == 443"),
 ])
 def test_a_neutron_rule_is_the_match_neutron_builds(rule: dict[str, Any], match: str) -> None:
-    assert neutron.rule_match(PG, rule, {"web": "1a2b"}) == match
+    assert neutron_rows.rule_match(PG, rule, {"web": "1a2b"}) == match
 
 
 def test_neutron_names_a_security_groups_port_group_by_its_id() -> None:
-    assert neutron.port_group_name("5d0c2e9e-1b2a-4c1e-9f00-0123456789ab") == "pg_5d0c2e9e_1b2a_4c1e_9f00_0123456789ab"
+    name = neutron_rows.port_group_name("5d0c2e9e-1b2a-4c1e-9f00-0123456789ab")
+    assert name == "pg_5d0c2e9e_1b2a_4c1e_9f00_0123456789ab"
 
 
 def test_neutron_pg_drop_drops_ip_both_ways_at_1001() -> None:
-    assert [(a.direction, a.priority, a.action, a.match) for a in neutron.drop_acls()] == [
+    assert [(a.direction, a.priority, a.action, a.match) for a in neutron_rows.drop_acls()] == [
         ("to-lport", 1001, "drop", "outport == @neutron_pg_drop && ip"),
         ("from-lport", 1001, "drop", "inport == @neutron_pg_drop && ip")]
 
@@ -123,16 +125,16 @@ def an_allow_all_security_group_on_the_vm(monkeypatch: pytest.MonkeyPatch) -> No
     groups add up, so its rule lets in what fabricgen's group does not."""
     made = neutron.commands
 
-    def with_another_group(cloud: str, playbook: Sequence[Mapping[str, Any]], ports: Mapping[str, tuple[str, str]]
+    def with_another_group(cloud: str, playbook: list[Mapping[str, Any]], ports: Mapping[str, tuple[str, str]]
                            ) -> tuple[list[Acl], list[list[str]]]:
         acls, commands = made(cloud, playbook, ports)
         extra = {"name": "allow-all", "security_group_rules": [
             {"direction": "ingress", "protocol": "any", "remote_ip_prefix": "0.0.0.0/0"}]}
         ids = {"allow-all": neutron.group_id(cloud, "allow-all")}
-        group = neutron.port_group_name(ids["allow-all"])
+        group = neutron_rows.port_group_name(ids["allow-all"])
         port = next(iter(ports.values()))[0]
         commands += [["pg-add", group, port]]
-        for i, acl in enumerate(neutron.group_acls(cloud, extra, ids)):
+        for i, acl in enumerate(neutron_rows.group_acls(extra, ids)):
             commands += [[f"--id=@extra{i}", "create", "ACL", f"direction={acl.direction}", f"priority={acl.priority}",
                           f"match={json.dumps(acl.match)}", f"action={acl.action}"],
                          ["add", "Port_Group", group, "acls", f"@extra{i}"]]

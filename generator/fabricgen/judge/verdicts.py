@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fabricgen.judge import interconnection, objects, raft_health, routes
+from fabricgen.judge import interconnection, objects, raft_health, routes, security_groups
 from fabricgen.judge.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.judge.expected import AzIntent, intents
 from fabricgen.judge.raft_readings import MemberReading
@@ -79,6 +79,7 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         declared = [(m.host, str(m.address)) for m in deployment.databases.members]
         checks += raft_health.checks(db.source.subject, db.raft, declared, None, ic=False,
                                      protocol=deployment.databases.protocol, overrides=_overrides(db.source.members))
+        checks += security_groups.check(build, db, db.source.subject)
         members += raft_health.readings(db.source.subject, db.raft, declared, ic=False)
     for cluster in live.clusters:
         checks += objects.check(cluster, rendered_objects(build, cluster.source.name),
@@ -108,6 +109,7 @@ def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Se
     out += interconnection.az_checks(build.plan.fabric, intent, az, live.ic, fabric)
     out += routes.check(intent, az, addresses, fabric, sync)
     out += routes.check_learned(intent, az, wanted)
+    out += security_groups.check(build, az, intent.subject)
     declared, protocol = _deployment_members(build, intent), "tcp"
     if intent.kind == "deployment":
         protocol = next(d for d in build.plan.fabric.ovn_deployments if d.name == intent.name).databases.protocol

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fabricgen.lab.acl_rows import Acl
+from fabricgen.observe.acl_rows import Acl
 
 CONTROLLER = "default-network-controller"
 DENY_PRIORITY, ALLOW_PRIORITY = 1000, 1001

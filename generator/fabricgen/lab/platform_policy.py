@@ -20,17 +20,14 @@ platform knows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address
-from pathlib import PurePosixPath
-from typing import Any
-
-from ruamel.yaml import YAML
 
 from fabricgen.lab import kubeovn, neutron, ovn_kubernetes
-from fabricgen.lab.acl_rows import Acl
 from fabricgen.lab.kubeovn import Backbone, mac
+from fabricgen.observe import neutron_rows
+from fabricgen.observe.acl_rows import Acl
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import DeploymentJoin
 from fabricgen.plan.policy import Endpoint, object_name
@@ -112,7 +109,7 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
                 assert member.namespace is not None
                 pods.append(ovn_kubernetes.Pod(member.namespace, member.pod_selector, vm.vm, str(vm.vm_ip)))
     for cloud, ports in sorted(sg_ports.items()):
-        acls, commands = neutron.commands(cloud, playbook(build, join.deployment.name, cloud), ports)
+        acls, commands = neutron.commands(cloud, neutron_rows.playbook(build, join.deployment.name, cloud), ports)
         out.acls += acls
         out.commands += commands
     for cluster in sorted(clusters):
@@ -122,14 +119,3 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
             out.acls += acls
             out.commands += commands
     return out
-
-
-def playbook(build: Build, deployment: str, cloud: str) -> list[Mapping[str, Any]]:
-    """A cloud's rendered security groups: every play of the YAML files rendered into the cloud's
-    directory (`_host/DEPLOYMENT/openstack/CLOUD/`), read as Ansible reads them."""
-    top = PurePosixPath(build.site, "_host", deployment, "openstack", cloud)
-    plays: list[Mapping[str, Any]] = []
-    for path, out in sorted(build.files.items()):
-        if path.parent == top and path.suffix in (".yml", ".yaml"):
-            plays += list(YAML(typ="safe").load(out.text) or [])
-    return plays

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricgen.errors import FabricgenError
-from fabricgen.observe import icsb_show, kube_objects
+from fabricgen.observe import icsb_show, kube_objects, neutron_rows
 from fabricgen.observe import read_commands as cmd
 from fabricgen.observe.capture import Observation
 from fabricgen.observe.kube_objects import LiveObject, ObjectId
@@ -49,6 +49,11 @@ NB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 SB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Chassis", ("name", "hostname")),
     ("Datapath_Binding", ("tunnel_key", "external_ids")),
+)
+# A deployment whose clouds have rendered security groups: the rows Neutron wrote for them.
+POLICY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Port_Group", ("name", "external_ids", "acls", "ports")),
+    ("ACL", ("_uuid", "direction", "priority", "match", "action")),
 )
 IC_NB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (("IC_NB_Global", ("options",)),)
 IC_SB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -106,6 +111,7 @@ class AzLive:
     objects_error: str | None = None
     raft: dict[Database, list[RaftMember]] = field(default_factory=dict)
     pods_error: str | None = None
+    policy: Tables | None = None  # POLICY_TABLES, read where the deployment's clouds have security groups
 
 
 @dataclass
@@ -189,6 +195,10 @@ def _first_round(build: Build, az: AzSource, sources: Sources) -> list[Probe]:
     if isinstance(az.access, Direct):
         probes = [] if az in sources.databases else \
             [p for db in DATABASES for p in _tables(az, db, None, sources.ssl)]
+        if security_groups(build, az):
+            probes += [Probe(_key(az, "nbpolicy", name), tuple(cmd.table("zone", "northbound", az.access, None,
+                                                                         sources.ssl, name, columns)))
+                       for name, columns in POLICY_TABLES]
         return probes + _member_probes(_key(az, "raft"), az.members, "zone", sources)
     probes = [Probe(_key(az, "pods", cmd.OVN_CENTRAL), tuple(cmd.pods(az.access, cmd.OVN_CENTRAL)))]
     for resource in LISTED:
@@ -432,7 +442,25 @@ def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: 
     else:
         for db in DATABASES:
             live.raft[db] = _direct_members(seen, _key(az, "raft"), az.members, db, cmd.ZONE_CTL)
+        if security_groups(build, az):
+            live.policy = _read_tables(seen, _key(az, "nbpolicy"), POLICY_TABLES)
     return live
+
+
+def security_groups(build: Build, az: AzSource) -> dict[str, list[Mapping[str, Any]]]:
+    """A deployment's clouds that have rendered security groups, each with its groups."""
+    if az.kind != "deployment":
+        return {}
+    deployment = next((d for d in build.plan.fabric.ovn_deployments if d.name == az.name), None)
+    if deployment is None:
+        return {}
+    out = {}
+    for consumer in deployment.consumers:
+        if consumer.platform == "openstack":
+            found = neutron_rows.groups(neutron_rows.playbook(build, deployment.name, consumer.name))
+            if found:
+                out[consumer.name] = found
+    return out
 
 
 def _direct_members(seen: Mapping[str, Observation], prefix: str, members: Sequence[Member], db: Database,

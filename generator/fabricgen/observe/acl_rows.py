@@ -1,5 +1,5 @@
-"""An ACL row of the lab as a platform's controller writes it, with who wrote it in words: what
-`policy_flows.deciding_acl` names when the row decides a flow."""
+"""An ACL row as a platform's controller writes it, with who wrote it in words: what the lab
+writes and names when the row decides a flow, and what status looks for in a live database."""
 
 from __future__ import annotations
 
