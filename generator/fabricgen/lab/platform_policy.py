@@ -91,7 +91,7 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
     clouds, clusters = _consumers(join, "openstack"), _consumers(join, "kubernetes")
     out = Members()
     taken = {n.vm_ip for n in networks}
-    pods: list[ovn_kubernetes.Pod] = []
+    pods: dict[str, list[ovn_kubernetes.Pod]] = {}  # cluster -> its pods
     sg_ports: dict[str, dict[str, tuple[str, str]]] = {}  # cloud -> security group -> (port, "MAC IP")
     for group in sorted(policy.groups):
         for member in policy.groups[group]:
@@ -106,16 +106,17 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
                 assert member.cloud is not None
                 sg_ports.setdefault(member.cloud, {})[object_name(group)] = (vm.vm, f"{vm.vm_mac} {vm.vm_ip}")
             elif member.kind == "namespace":
-                assert member.namespace is not None
-                pods.append(ovn_kubernetes.Pod(member.namespace, member.pod_selector, vm.vm, str(vm.vm_ip)))
+                assert member.namespace is not None and member.cluster is not None
+                pods.setdefault(member.cluster, []).append(
+                    ovn_kubernetes.Pod(member.namespace, member.pod_selector, vm.vm, str(vm.vm_ip)))
     for cloud, ports in sorted(sg_ports.items()):
         acls, commands = neutron.commands(cloud, neutron_rows.playbook(build, join.deployment.name, cloud), ports)
         out.acls += acls
         out.commands += commands
     for cluster in sorted(clusters):
         policies = [o for o in build.objects_within(cluster) if o.get("kind") == "NetworkPolicy"]
-        if policies and pods:
-            acls, commands = ovn_kubernetes.commands(policies, pods, tiers=tiers)
+        if policies and pods.get(cluster):
+            acls, commands = ovn_kubernetes.commands(policies, pods[cluster], tiers=tiers)
             out.acls += acls
             out.commands += commands
     return out
