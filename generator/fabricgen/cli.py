@@ -30,7 +30,8 @@ exit codes:
        file, diff found changes, transit found stale transit addresses, import's round
        trip is not exact, or status found drift
   4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
-  5    verify: a pair of AZs is not delivered in the OVN lab, or nothing was proven
+  5    verify: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a
+       policy flow is not as the policy says, or nothing was proven
   6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run or settle
   7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
   8    status: part of the live fabric could not be read, or not judged safely (unknown)
@@ -97,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="update transitAddress in FABRIC in place, changing nothing else in the file")
 
     p = _add_command_with_exit_codes(
-        sub, "verify", "prove the rendered routes in a throwaway OVN-IC lab (exit 5 if a pair is not delivered)")
+        sub, "verify", "prove the rendered routes and policy in a throwaway OVN-IC lab (exit 5 if a pair or a "
+        "policy flow is not as it should be)")
     p.add_argument("fabric", type=Path, metavar="FABRIC")
     p.add_argument("--actual", type=Path, default=None, metavar="SHOW",
                    help="`ovn-ic-sbctl show` capture ('-': stdin): take zones' transit addresses from it")

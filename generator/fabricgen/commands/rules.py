@@ -76,7 +76,8 @@ EXIT_CODES = (
           "changes; `transit` found stale transit addresses; `import` wrote a valid fabric whose round "
           "trip is not exact; `status` found drift"),
     ("4", "internal error: a bug; `FABRICGEN_DEBUG=1` shows the traceback"),
-    ("5", "`verify`: a pair of AZs is not delivered in the OVN lab, or nothing was proven where something "
+    ("5", "`verify`: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a policy "
+          "flow is not as the policy says, or nothing was proven where something "
           "exists to prove (no pair of AZs, yet a shared OVN deployment or several zones)"),
     ("6", "`verify`: the OVN programs are missing (the message names the install command), or the lab "
           "cannot run, or its data plane could not settle (packets still on their way when the lab gave up "
