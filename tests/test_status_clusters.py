@@ -52,7 +52,7 @@ def answers(objects: dict[kube_objects.ObjectId, Obj] | None) -> observe.Observe
 def report(edit: Callable[[dict[kube_objects.ObjectId, Obj]], None] | None = None, *,
            reachable: bool = True) -> Report:
     build = build_file(FABRIC)
-    rendered = live.rendered_objects(build, CLUSTER)
+    rendered = build.objects_within(CLUSTER)
     objects = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(rendered)}
     if edit is not None:
         edit(objects)
@@ -74,7 +74,7 @@ def policies(objects: dict[kube_objects.ObjectId, Obj]) -> list[kube_objects.Obj
 
 def test_the_rendered_objects_of_an_ovn_kubernetes_cluster_are_read_and_ok() -> None:
     build = build_file(FABRIC)
-    kinds = {o["kind"] for o in live.rendered_objects(build, CLUSTER)}
+    kinds = {o["kind"] for o in build.objects_within(CLUSTER)}
     assert {"NetworkPolicy", "Namespace", "ConfigMap"} <= kinds
     found = lines(report())
     assert [v for v, _ in found["objects"]] == ["ok"], found
@@ -86,7 +86,7 @@ def test_a_network_policy_missing_or_changed_is_drift_that_names_it() -> None:
 
     dropped = lines(report(drop))
     build = build_file(FABRIC)
-    first = next(o for o in live.rendered_objects(build, CLUSTER) if o["kind"] == "NetworkPolicy")
+    first = next(o for o in build.objects_within(CLUSTER) if o["kind"] == "NetworkPolicy")
     name = f"NetworkPolicy: {first['metadata']['namespace']}/{first['metadata']['name']}"
     assert ("drift", f"{name} is not in the cluster") in dropped["object.missing"], dropped
 

@@ -88,7 +88,7 @@ def cluster_objects(build: Any, zone: str) -> dict[kube_objects.ObjectId, Obj]:
     """The zone's objects in its cluster: everything the import capture of the lab holds (the fabric's
     objects, Kube-OVN's own Subnets, Nodes, Canal's HelmChart), and the rendered objects it lacks
     plus what the server adds."""
-    out = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(live.rendered_objects(build, zone))}
+    out = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(build.objects_within(zone))}
     for path in IMPORTS.glob(f"{zone}.*"):
         for found in kube_objects.read_objects(path.read_text(encoding="utf-8"), path.name):
             out[found.id] = found.body

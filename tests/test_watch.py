@@ -49,7 +49,7 @@ CONTAINERFILE = REPO / "Containerfile"
 
 def by_kind(build: Build, zone: str) -> dict[str, dict[str, Any]]:
     """The watch's objects rendered into a zone's directory, by kind."""
-    return {obj["kind"]: obj for obj in live_fabric.rendered_objects(build, zone)
+    return {obj["kind"]: obj for obj in build.objects_within(zone)
             if obj["metadata"]["name"] == watch.NAME}
 
 
@@ -158,7 +158,7 @@ def status_requests(build: Build) -> dict[str, list[Request]]:
     for az in sources.azs:
         if not isinstance(az.access, Kubectl):
             continue
-        probes = live_fabric._first_round(build, az, sources)
+        probes = live_fabric._first_round(build, az, sources, policy=False)  # a zone: no security groups
         pod = live_fabric.Pod("ovn-central-5b8f9d7c4-x2x7q", "node-1", "10.0.0.1",
                               {"app": "ovn-central", "ovn-nb-leader": "true", "ovn-sb-leader": "true"}, True)
         probes += live_fabric._pod_round(az, [pod])

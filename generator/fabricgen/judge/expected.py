@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, ip_network
 from typing import Any, Literal
 
-from fabricgen.observe.live_fabric import rendered_objects
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY, owner_marker
 from fabricgen.plan.zones import DEFAULT_VPC
@@ -81,7 +80,7 @@ def intents(build: Build) -> list[AzIntent]:
     via.update({str(j.network.ip): j.az for j in plan.joins})
     out = []
     for zone in plan.zones:
-        vpc = next((o for o in rendered_objects(build, zone.name)
+        vpc = next((o for o in build.objects_within(zone.name)
                     if o.get("kind") == "Vpc" and o.get("metadata", {}).get("name") == DEFAULT_VPC), {})
         spec: dict[str, Any] = vpc.get("spec", {}) if vpc else {}
         routes = tuple(StaticRoute(prefix(r["cidr"]), str(r["nextHopIP"]),

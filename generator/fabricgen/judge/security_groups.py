@@ -25,7 +25,7 @@ from typing import Any
 
 from fabricgen.judge.checks import DRIFT, OK, UNREACHABLE, Check
 from fabricgen.observe import neutron_rows
-from fabricgen.observe.live_fabric import AzLive, security_groups
+from fabricgen.observe.live_fabric import AzLive
 from fabricgen.observe.ovsdb_rows import Row, as_list
 from fabricgen.pipeline import Build
 
@@ -52,7 +52,7 @@ def _words(rules: set[Rule]) -> str:
 
 
 def check(build: Build, az: AzLive, subject: str) -> list[Check]:
-    clouds = security_groups(build, az.source)
+    clouds = az.security_groups
     if not clouds or az.policy is None:
         return []
     if az.policy.error is not None:

@@ -11,7 +11,7 @@ from fabricgen.judge import interconnection, objects, raft_health, routes, secur
 from fabricgen.judge.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.judge.expected import AzIntent, intents
 from fabricgen.judge.raft_readings import MemberReading
-from fabricgen.observe.live_fabric import AzLive, LiveFabric, rendered_objects
+from fabricgen.observe.live_fabric import AzLive, LiveFabric
 from fabricgen.observe.sources import Database, Kubectl, Member
 from fabricgen.pipeline import Build
 
@@ -82,7 +82,7 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         checks += security_groups.check(build, db, db.source.subject)
         members += raft_health.readings(db.source.subject, db.raft, declared, ic=False)
     for cluster in live.clusters:
-        checks += objects.check(cluster, rendered_objects(build, cluster.source.name),
+        checks += objects.check(cluster, build.objects_within(cluster.source.name),
                                 _sync(build, "cluster", cluster.source.name))
     return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes), tuple(members))
 
@@ -105,7 +105,7 @@ def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Se
                       "and access to the cluster, or give the zone direct remotes in --endpoints")]
     out: list[Check] = []
     if az.objects is not None or az.objects_error is not None:
-        out += objects.check(az, rendered_objects(build, intent.name), sync)
+        out += objects.check(az, build.objects_within(intent.name), sync)
     out += interconnection.az_checks(build.plan.fabric, intent, az, live.ic, fabric)
     out += routes.check(intent, az, addresses, fabric, sync)
     out += routes.check_learned(intent, az, wanted)

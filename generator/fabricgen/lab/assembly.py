@@ -65,18 +65,13 @@ class ProofError(FabricgenError):
 
 
 # ------------------------------------------------------------------ reading the rendered output
-def zone_objects(build: Build, zone: str) -> list[dict[str, Any]]:
-    """Every Kubernetes object rendered for a zone, wherever inside the zone's directory it is."""
-    return build.objects_within(zone)
-
-
 def find_object(objects: Sequence[Mapping[str, Any]], kind: str, name: str) -> Mapping[str, Any] | None:
     return next((o for o in objects if o.get("kind") == kind and o.get("metadata", {}).get("name") == name), None)
 
 
 def tenant_objects(build: Build, zone: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A zone's rendered tenant Vpcs and their Subnets."""
-    objects = zone_objects(build, zone)
+    objects = build.objects_within(zone)
     vpcs = [o for o in objects if o["kind"] == "Vpc" and o["metadata"]["name"] != DEFAULT_VPC]
     names = {v["metadata"]["name"] for v in vpcs}
     return vpcs, [o for o in objects if o["kind"] == "Subnet" and o.get("spec", {}).get("vpc") in names]
@@ -86,7 +81,7 @@ def ic_database_script(build: Build) -> str | None:
     """The script the IC database's zone runs before the transit switch exists (ConfigMap
     `fabricgen-ic-db-setup`, as its Job mounts it); None when no zone hosts the IC database."""
     for zone in build.plan.zones:
-        config = find_object(zone_objects(build, zone.name), "ConfigMap", IC_DB_CONFIGMAP)
+        config = find_object(build.objects_within(zone.name), "ConfigMap", IC_DB_CONFIGMAP)
         if config is not None and IC_DB_SCRIPT in config.get("data", {}):
             return str(config["data"][IC_DB_SCRIPT])
     return None
@@ -121,7 +116,7 @@ def _zones(build: Build, actual: Mapping[str, IPv4Address]) -> list[_ZoneSetup]:
     out = []
     encap = 0  # the chassis' encap IPs, one after another from ENCAP_BASE
     for zone in build.plan.zones:
-        objects = zone_objects(build, zone.name)
+        objects = build.objects_within(zone.name)
         config = find_object(objects, "ConfigMap", "ovn-ic-config")
         vpc = find_object(objects, "Vpc", DEFAULT_VPC)
         if config is None:

@@ -111,7 +111,10 @@ class AzLive:
     objects_error: str | None = None
     raft: dict[Database, list[RaftMember]] = field(default_factory=dict)
     pods_error: str | None = None
-    policy: Tables | None = None  # POLICY_TABLES, read where the deployment's clouds have security groups
+    # a deployment's clouds with rendered security groups, each with its groups, and the rows
+    # Neutron wrote for them (POLICY_TABLES; None where there are no such groups)
+    security_groups: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
+    policy: Tables | None = None
 
 
 @dataclass
@@ -139,8 +142,9 @@ def gather(build: Build, sources: Sources, observer: Observer) -> LiveFabric:
     """Read everything, in two rounds of probes: pods and Kubernetes objects and every direct
     read first, then the reads inside the pods found."""
     first: list[Probe] = []
+    groups = {az.name: _security_groups(build, az) for az in (*sources.azs, *sources.databases)}
     for az in (*sources.azs, *sources.databases):
-        first += _first_round(build, az, sources)
+        first += _first_round(build, az, sources, bool(groups[az.name]))
     if sources.ic is not None:
         first += _ic_first_round(sources.ic, sources)
     for cluster in sources.clusters:
@@ -160,10 +164,10 @@ def gather(build: Build, sources: Sources, observer: Observer) -> LiveFabric:
         if not isinstance(found, str):
             second += _ic_pod_round(sources.ic, found)
     seen = {**seen, **observer.observe(second)}
-    azs = [_az_live(build, az, seen, pods.get(az.name)) for az in sources.azs]
-    databases = [_az_live(build, az, seen, pods.get(az.name)) for az in sources.databases]
+    azs = [_az_live(build, az, seen, pods.get(az.name), groups[az.name]) for az in sources.azs]
+    databases = [_az_live(build, az, seen, pods.get(az.name), groups[az.name]) for az in sources.databases]
     ic = _ic_live(sources.ic, seen, pods.get("ic")) if sources.ic is not None else None
-    clusters = [_cluster_live(build, c, seen) for c in sources.clusters]
+    clusters = [_cluster_live(c, seen) for c in sources.clusters]
     return LiveFabric(azs, ic, databases, _unchecked(sources), clusters)
 
 
@@ -191,11 +195,13 @@ def _tables(az: AzSource, db: Database, pod: str | None, ssl: Ssl | None) -> lis
             for name, columns in listed]
 
 
-def _first_round(build: Build, az: AzSource, sources: Sources) -> list[Probe]:
+def _first_round(build: Build, az: AzSource, sources: Sources, policy: bool) -> list[Probe]:
+    """The AZ's reads that need no pod; `policy`: its clouds have security groups, whose rows
+    are read too."""
     if isinstance(az.access, Direct):
         probes = [] if az in sources.databases else \
             [p for db in DATABASES for p in _tables(az, db, None, sources.ssl)]
-        if security_groups(build, az):
+        if policy:
             probes += [Probe(_key(az, "nbpolicy", name), tuple(cmd.table("zone", "northbound", az.access, None,
                                                                          sources.ssl, name, columns)))
                        for name, columns in POLICY_TABLES]
@@ -332,18 +338,13 @@ NAMED = ("configmaps/ovn-ic-config", "configmaps/ovn-vpc-nat-gw-config")  # in k
 CANAL = "helmcharts.helm.cattle.io/rke2-canal"  # RKE2's Canal, for its pod range; absent elsewhere
 
 
-def rendered_objects(build: Build, directory: str) -> list[dict[str, Any]]:
-    """Every Kubernetes object rendered for one cluster directory, wherever in it."""
-    return build.objects_within(directory)
-
-
 def _named(build: Build, zone: str, always: Sequence[str] = NAMED) -> dict[str, list[str]]:
     """`TYPE/NAME` of the objects read by name, per namespace: the zone's rendered objects of the
     kinds not read whole (`LISTED`), and `always` in kube-system (the ConfigMaps `import` reads);
     cluster-scoped ones go with the first namespace (`-n` does not apply to them)."""
     namespaced: dict[str, list[str]] = {KUBE_SYSTEM: list(always)} if always else {}
     cluster: list[str] = []
-    for obj in rendered_objects(build, zone):
+    for obj in build.objects_within(zone):
         oid = kube_objects.identify(obj)
         resource = RESOURCES.get((oid.group, oid.kind))
         if resource is None:
@@ -362,15 +363,11 @@ def _absent_kind(obs: Observation) -> bool:
     return not obs.ok and "doesn't have a resource type" in obs.stderr
 
 
-def object_observations(build: Build, az: AzSource) -> list[str]:
-    """The keys of the zone's object reads (also what `import --from` reads of a capture)."""
-    return [*(_key(az, "objects", "list", r) for r in LISTED),
-            *(_key(az, "objects", "named", ns) for ns in _named(build, az.name)), _key(az, "objects", "named", "canal")]
-
-
-def _objects(build: Build, az: AzSource, seen: Mapping[str, Observation]) -> tuple[dict[ObjectId, LiveObject] | None,
-                                                                                      str | None]:
-    return _read_objects(az, object_observations(build, az), seen)
+def _objects(az: AzSource, seen: Mapping[str, Observation]) -> tuple[dict[ObjectId, LiveObject] | None, str | None]:
+    """The objects of every read of the AZ's (or cluster's) objects this run made, in the order
+    they were asked for: the answers to the probes `_first_round` or `_cluster_round` built."""
+    prefix = _key(az, "objects") + "/"
+    return _read_objects(az, [key for key in seen if key.startswith(prefix)], seen)
 
 
 def _read_objects(az: AzSource, keys: Sequence[str], seen: Mapping[str, Observation]) -> tuple[
@@ -400,10 +397,9 @@ def _cluster_round(build: Build, cluster: AzSource) -> list[Probe]:
             for ns, names in _named(build, cluster.name, always=()).items()]
 
 
-def _cluster_live(build: Build, cluster: AzSource, seen: Mapping[str, Observation]) -> AzLive:
+def _cluster_live(cluster: AzSource, seen: Mapping[str, Observation]) -> AzLive:
     live = AzLive(cluster, Tables(), Tables())
-    keys = [_key(cluster, "objects", "named", ns) for ns in _named(build, cluster.name, always=())]
-    live.objects, live.objects_error = _read_objects(cluster, keys, seen)
+    live.objects, live.objects_error = _objects(cluster, seen)
     return live
 
 
@@ -424,10 +420,11 @@ def _read_tables(seen: Mapping[str, Observation], prefix: str,
     return out
 
 
-def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: list[Pod] | str | None) -> AzLive:
+def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: list[Pod] | str | None,
+             groups: dict[str, list[Mapping[str, Any]]]) -> AzLive:
     live = AzLive(az, _read_tables(seen, _key(az, "nb"), NB_TABLES), _read_tables(seen, _key(az, "sb"), SB_TABLES))
     if isinstance(az.access, Kubectl):
-        live.objects, live.objects_error = _objects(build, az, seen)
+        live.objects, live.objects_error = _objects(az, seen)
         if isinstance(pods, str) or pods is None:
             live.pods_error = pods or "no pods read"
             live.nb.error = live.sb.error = live.pods_error
@@ -442,12 +439,13 @@ def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: 
     else:
         for db in DATABASES:
             live.raft[db] = _direct_members(seen, _key(az, "raft"), az.members, db, cmd.ZONE_CTL)
-        if security_groups(build, az):
+        if groups:
+            live.security_groups = groups
             live.policy = _read_tables(seen, _key(az, "nbpolicy"), POLICY_TABLES)
     return live
 
 
-def security_groups(build: Build, az: AzSource) -> dict[str, list[Mapping[str, Any]]]:
+def _security_groups(build: Build, az: AzSource) -> dict[str, list[Mapping[str, Any]]]:
     """A deployment's clouds that have rendered security groups, each with its groups."""
     if az.kind != "deployment":
         return {}
