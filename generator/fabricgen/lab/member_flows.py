@@ -22,17 +22,16 @@ from dataclasses import dataclass
 from fabricgen.lab.assembly import Lab
 from fabricgen.lab.kubeovn import Backbone
 from fabricgen.lab.policy_flows import (
-    ALLOW,
     DENY,
     REPLY,
     SOURCE_PORT,
     Flow,
-    deciding_acl,
     delivered_to,
     expected,
+    judge_flows,
     with_protocol,
 )
-from fabricgen.lab.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
+from fabricgen.lab.policy_packets import Connection
 from fabricgen.lab.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OVN_KUBERNETES, Allowed
 
@@ -128,39 +127,23 @@ class _Prover:
 
     def flows(self) -> list[Flow]:
         planned = self.planned()
-        wants = [expected(self.policy, p.source.vm.vm_ip, p.destination.vm.vm_ip, p.protocol, p.port)
-                 for p in planned]
-        sent: dict[int, tuple[str, str | None]] = {}
-        if self.lab.underlay is not None:
-            chosen = [i for i, p in enumerate(planned) if p.protocol in SENT]
+        connections = [Connection(p.source.az, p.source.vm, p.destination.az, p.destination.vm, p.protocol, p.port)
+                       for p in planned]
+        traces = [self._trace(p.destination.az, *self._arriving(p.source, p.destination, p.protocol,
+                                                               (SOURCE_PORT, p.port), 8)) for p in planned]
+        acls = [[a.as_dict() for a in self.lab.members[p.destination.az].acls]
+                if p.destination.az in self.lab.members else [] for p in planned]
 
-            def wants_reply(k: int) -> bool:
-                p = planned[chosen[k]]
-                return wants[chosen[k]] == ALLOW and self.once("reply", p.source.name, p.destination.name, p.protocol)
+        def reply_delivered(i: int) -> bool:
+            p = planned[i]
+            back = self._arriving(p.destination, p.source, p.protocol, (p.port, SOURCE_PORT), 0)
+            return delivered_to(self._trace(p.source.az, *back, *REPLY), p.source.vm.vm)
 
-            connections = [Connection(planned[i].source.az, planned[i].source.vm, planned[i].destination.az,
-                                      planned[i].destination.vm, planned[i].protocol, planned[i].port) for i in chosen]
-            sent = dict(zip(chosen, exchange(self.lab, connections, wants_reply), strict=True))
-        out = []
-        for i, p in enumerate(planned):
-            src, dst = p.source, p.destination
-            datapath, packet = self._arriving(src, dst, p.protocol, (SOURCE_PORT, p.port), 8)
-            detailed = self._trace(dst.az, datapath, packet)
-            traced = DELIVERED if delivered_to(detailed, dst.vm.vm) else DROPPED
-            acls = [a.as_dict() for a in self.lab.members[dst.az].acls] if dst.az in self.lab.members else []
-            decided = deciding_acl(detailed, acls)
-            if i in sent:
-                seen, reply = sent[i]
-                if seen != traced:
-                    decided += f"; ovn-trace of the same packet: {traced}"
-            else:
-                seen, reply = traced, None
-                if wants[i] == ALLOW and seen == DELIVERED and self.once("reply", src.name, dst.name, p.protocol):
-                    datapath, back = self._arriving(dst, src, p.protocol, (p.port, SOURCE_PORT), 0)
-                    reply = DELIVERED if delivered_to(self._trace(src.az, datapath, back, *REPLY), src.vm.vm) \
-                        else DROPPED
-            out.append(Flow(p.policy, src.name, dst.name, p.protocol, p.port, wants[i], seen, decided, reply))
-        return out
+        judged = judge_flows(self.lab, connections, traces, acls,
+                             lambda i: self.once("reply", planned[i].source.name, planned[i].destination.name,
+                                                 planned[i].protocol), reply_delivered)
+        return [Flow(p.policy, p.source.name, p.destination.name, p.protocol, p.port, want, seen, decided, reply)
+                for p, (want, seen, reply, decided) in zip(planned, judged, strict=True)]
 
 
 def prove_member_flows(lab: Lab) -> list[Flow]:

@@ -22,6 +22,7 @@ ends. A pair that fails names that ACL: the policy is not enforced as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address
 from typing import Any
@@ -119,6 +120,41 @@ def delivered_to(detailed: str, port: str) -> bool:
     return f'/* output to "{port}"' in detailed
 
 
+def judge_flows(lab: Lab, connections: Sequence[Connection], traces: Sequence[str],
+                acls: Sequence[list[dict[str, Any]]], first_reply: Callable[[int], bool],
+                reply_delivered: Callable[[int], bool]) -> list[tuple[str, str, str | None, str]]:
+    """Per connection (its detailed ovn-trace as it arrives where its destination's rows are, and
+    those rows): (expected, observed, reply, decided by). The expected verdict is the policy's;
+    with the data plane, the connections the chassis carry (`policy_packets.SENT`) are sent as
+    packets and the chassis give the observed verdict and the reply's, ovn-trace naming the row
+    (and saying so where it disagrees); otherwise the trace is the verdict and `reply_delivered(i)`
+    traces the reply. A reply is sent or traced for an allowed connection that was delivered, and
+    only where `first_reply(i)` says it is the first for its ends and protocol."""
+    policy = lab.build.plan.policy
+    wants = [expected(policy, c.source.vm_ip, c.destination.vm_ip, c.protocol, c.port) for c in connections]
+    sent: dict[int, tuple[str, str | None]] = {}
+    if lab.underlay is not None:
+        chosen = [i for i, c in enumerate(connections) if c.protocol in SENT]
+        carried = exchange(lab, [connections[i] for i in chosen],
+                           lambda k: wants[chosen[k]] == ALLOW and first_reply(chosen[k]))
+        sent = dict(zip(chosen, carried, strict=True))
+    out: list[tuple[str, str, str | None, str]] = []
+    for i, (c, detailed) in enumerate(zip(connections, traces, strict=True)):
+        traced = DELIVERED if delivered_to(detailed, c.destination.vm) else DROPPED
+        decided = deciding_acl(detailed, acls[i])
+        reply: str | None = None
+        if i in sent:
+            seen, reply = sent[i]
+            if seen != traced:
+                decided += f"; ovn-trace of the same packet: {traced}"
+        else:
+            seen = traced
+            if wants[i] == ALLOW and seen == DELIVERED and first_reply(i):
+                reply = DELIVERED if reply_delivered(i) else DROPPED
+        out.append((wants[i], seen, reply, decided))
+    return out
+
+
 def deciding_acl(detailed: str, acls: list[dict[str, Any]]) -> str:
     """The ACL whose logical flow decided the packet last in the trace: one of the destination
     Subnet's (`ACL DIRECTION PRIORITY ACTION MATCH`), or a row of someone else's, by its priority
@@ -172,41 +208,19 @@ class _Prover:
     def run(self, planned: list[tuple[str, str, str, str, int | None]]) -> list[Flow]:
         traces = self.forward([_packet(self.vms[src], self.vms[dst], protocol, port)
                                for _policy, src, dst, protocol, port in planned])
-        wants: list[str] = [expected(self.policy, self.vms[src].vm_ip, self.vms[dst].vm_ip, protocol, port)
-                            for _policy, src, dst, protocol, port in planned]
-        sent = self.sent(planned, wants) if self.lab.underlay is not None else {}
-        out: list[Flow] = []
-        for i, ((policy, src, dst, protocol, port), detailed) in enumerate(zip(planned, traces, strict=True)):
-            a, b = self.vms[src], self.vms[dst]
-            traced = DELIVERED if delivered_to(detailed, b.vm) else DROPPED
-            decided = deciding_acl(detailed, self.acls.get(dst, []))
-            if i in sent:  # the data plane's verdict; ovn-trace names the row
-                seen, reply = sent[i]
-                if seen != traced:
-                    decided += f"; ovn-trace of the same packet: {traced}"
-            else:
-                seen, reply = traced, None
-                if wants[i] == ALLOW and seen == DELIVERED and self.once("reply", src, dst, protocol):
-                    back = self.reply(_reply(a, b, protocol, port))
-                    reply = DELIVERED if delivered_to(back, a.vm) else DROPPED
-            out.append(Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, wants[i], seen,
-                            decided, reply))
-        return out
+        connections = [Connection(self.zone, self.vms[src], self.zone, self.vms[dst], protocol, port)
+                       for _policy, src, dst, protocol, port in planned]
 
-    def sent(self, planned: list[tuple[str, str, str, str, int | None]],
-             wants: list[str]) -> dict[int, tuple[str, str | None]]:
-        """The planned flows the data plane carries (`policy_packets.SENT`), as packets: per index
-        in `planned`, the first packet's verdict and its reply's (sent for an allowed connection,
-        once per pair of ends and protocol)."""
-        chosen = [i for i, (_p, _s, _d, protocol, _port) in enumerate(planned) if protocol in SENT]
-        connections = [Connection(self.zone, self.vms[planned[i][1]], self.zone, self.vms[planned[i][2]],
-                                  planned[i][3], planned[i][4]) for i in chosen]
+        def reply_delivered(i: int) -> bool:
+            c = connections[i]
+            return delivered_to(self.reply(_reply(c.source, c.destination, c.protocol, c.port)), c.source.vm)
 
-        def wants_reply(k: int) -> bool:
-            _policy, src, dst, protocol, _port = planned[chosen[k]]
-            return wants[chosen[k]] == ALLOW and self.once("reply", src, dst, protocol)
-
-        return dict(zip(chosen, exchange(self.lab, connections, wants_reply), strict=True))
+        acls = [self.acls.get(dst, []) for _policy, _src, dst, _protocol, _port in planned]
+        judged = judge_flows(self.lab, connections, traces, acls,
+                             lambda i: self.once("reply", planned[i][1], planned[i][2], planned[i][3]), reply_delivered)
+        return [Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen, decided, reply)
+                for (policy, src, dst, protocol, port), (want, seen, reply, decided)
+                in zip(planned, judged, strict=True)]
 
     def routable(self, src: str, dst: str) -> bool:
         a, b = self.vpc_of.get(src), self.vpc_of.get(dst)

@@ -39,7 +39,7 @@ class Connection:
     source: Backbone
     destination_az: str
     destination: Backbone
-    protocol: str  # one of SENT
+    protocol: str  # sent as packets when one of SENT (`policy_flows.judge_flows` traces the others)
     port: int | None  # None for ICMP
 
 
