@@ -16,6 +16,7 @@ parser, goes the round-trip way at once.
 from __future__ import annotations
 
 import errno
+import functools
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -39,9 +40,11 @@ class Source:
     fast: bool = False  # read by the C parser: no positions until `located` reads them
 
     def located(self) -> Source:
-        """This source with positions: itself, or the round-trip reading of its text."""
-        if not self.fast:
-            return self
+        """This source with positions: itself, or the round-trip reading of its text (read once)."""
+        return self._located if self.fast else self
+
+    @functools.cached_property
+    def _located(self) -> Source:
         found, _problems = parse(self.text, self.name, fast=False)
         return replace(found, path=self.path) if found is not None else replace(self, fast=False)
 
@@ -52,7 +55,7 @@ class Source:
         at the item. Path segments that do not exist in the YAML (pydantic adds
         some for unions and validators) are skipped, keeping the last known node.
         """
-        node = self.located().data if self.fast else self.data
+        node = self.located().data
         line, col = 0, 0
         for index, part in enumerate(path):
             lc = getattr(node, "lc", None)
