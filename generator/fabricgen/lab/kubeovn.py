@@ -23,18 +23,17 @@ Each function is one ovn-nbctl transaction. Rows carry the `external_ids` Kube-O
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Any
 
+from fabricgen.lab import nb_rows
 from fabricgen.lab.sandbox import ROUTER, Sandbox
 
 ROUTE_POLICY = {"policyDst": "dst-ip", "policySrc": "src-ip", "": "dst-ip"}
 VENDOR = {"vendor": "kube-ovn"}
-_REFS = itertools.count()  # names of the rows one transaction creates (`--id=@NAME`)
 JOIN = IPv4Interface("100.64.0.1/16")
 GATEWAY_ROUTER_PRIORITY = 29000
 OVN_IC_PRIORITY = 29500
@@ -94,26 +93,24 @@ def network_commands(zone: str, switch: str, cidr: IPv4Network, gateway: IPv4Add
     return Backbone(zone, switch, cidr, gateway, router_mac, vm, vm_mac, vm_ip), commands
 
 
-def _ids(external_ids: Mapping[str, str]) -> list[str]:
-    return [f"external_ids:{key}={json.dumps(value)}" for key, value in external_ids.items()]
-
-
 def create_policy(priority: int, match: str, action: str, nexthop: str | None,
                   external_ids: Mapping[str, str], router: str = ROUTER) -> list[list[str]]:
     """A policy with its external_ids, as Kube-OVN creates one (ovn-nbctl's lr-policy-add sets none)."""
-    ref = f"@policy{next(_REFS)}"
+    ref = nb_rows.ref("policy")
     columns = [f"priority={priority}", f"match={json.dumps(match)}", f"action={action}"]
     columns += [f"nexthops={json.dumps(nexthop)}"] if nexthop else []
-    return [[f"--id={ref}", "create", "Logical_Router_Policy", *columns, *_ids(external_ids)],
+    return [[f"--id={ref}", "create", "Logical_Router_Policy", *columns,
+             *nb_rows.pairs("external_ids", external_ids)],
             ["add", "Logical_Router", router, "policies", ref]]
 
 
 def create_static_route(prefix: str, nexthop: str, policy: str, route_table: str,
                         external_ids: Mapping[str, str], router: str = ROUTER) -> list[list[str]]:
-    ref = f"@route{next(_REFS)}"
+    ref = nb_rows.ref("route")
     columns = [f"ip_prefix={json.dumps(prefix)}", f"nexthop={json.dumps(nexthop)}", f"policy={policy}"]
     columns += [f"route_table={json.dumps(route_table)}"] if route_table else []
-    return [[f"--id={ref}", "create", "Logical_Router_Static_Route", *columns, *_ids(external_ids)],
+    return [[f"--id={ref}", "create", "Logical_Router_Static_Route", *columns,
+             *nb_rows.pairs("external_ids", external_ids)],
             ["add", "Logical_Router", router, "static_routes", ref]]
 
 
@@ -260,12 +257,9 @@ def acl_commands(switch: str, subnet: str, acls: Sequence[Mapping[str, Any]], *,
     parent, vendor and subnet."""
     commands: list[list[str]] = []
     for acl in acls:
-        ref = f"acl{next(_REFS)}"
-        commands.append([f"--id=@{ref}", "create", "ACL", f"direction={acl['direction']}",
-                         f"priority={int(acl.get('priority', 0))}", f"match={json.dumps(str(acl['match']))}",
-                         f"action={acl['action']}", *([f"tier={NETPOL_TIER}"] if tiers else []),
-                         *_ids({"parent": switch, "vendor": "kube-ovn", "subnet": subnet})])
-        commands.append(["add", "Logical_Switch", switch, "acls", f"@{ref}"])
+        commands += nb_rows.acl("Logical_Switch", switch, str(acl["direction"]), int(acl.get("priority", 0)),
+                                str(acl["match"]), str(acl["action"]), tier=NETPOL_TIER if tiers else None,
+                                external_ids={"parent": switch, "vendor": "kube-ovn", "subnet": subnet})
     return commands
 
 

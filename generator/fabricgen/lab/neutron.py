@@ -9,14 +9,21 @@ name (and the rule's place), stable from run to run.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from fabricgen.lab import nb_rows
 from fabricgen.observe.acl_rows import Acl
-from fabricgen.observe.neutron_rows import DROP_GROUP, drop_acls, group_acls, groups, port_group_name
+from fabricgen.observe.neutron_rows import (
+    DROP_GROUP,
+    SECURITY_GROUP_ID,
+    drop_acls,
+    group_acls,
+    groups,
+    port_group_name,
+)
 
 _IDS = uuid.UUID("6f1f0e5e-3d1c-4c64-9a55-2b9d6f0c6a11")  # the lab's namespace for Neutron's ids
 
@@ -25,16 +32,10 @@ def group_id(cloud: str, name: str) -> str:
     return str(uuid.uuid5(_IDS, f"{cloud}/{name}"))
 
 
-def _acl_commands(port_group: str, acls: Sequence[Acl], refs: list[int]) -> list[list[str]]:
-    commands: list[list[str]] = []
-    for acl in acls:
-        refs.append(len(refs))
-        ref = f"@nacl{refs[-1]}"
-        commands.append([f"--id={ref}", "create", "ACL", f"direction={acl.direction}", f"priority={acl.priority}",
-                         f"match={json.dumps(acl.match)}", f"action={acl.action}",
-                         *(f"external_ids:{json.dumps(k)}={json.dumps(v)}" for k, v in acl.external_ids)])
-        commands.append(["add", "Port_Group", port_group, "acls", ref])
-    return commands
+def _acl_commands(port_group: str, acls: Sequence[Acl]) -> list[list[str]]:
+    return [command for acl in acls
+            for command in nb_rows.acl("Port_Group", port_group, acl.direction, acl.priority, acl.match, acl.action,
+                                       external_ids=dict(acl.external_ids))]
 
 
 def commands(cloud: str, playbook: list[Mapping[str, Any]], ports: Mapping[str, tuple[str, str]],
@@ -44,21 +45,20 @@ def commands(cloud: str, playbook: list[Mapping[str, Any]], ports: Mapping[str, 
     `MAC IP`). Returns every ACL written and the ovn-nbctl commands (one transaction)."""
     found = groups(playbook)
     ids = {str(g["name"]): group_id(cloud, str(g["name"])) for g in found}
-    refs: list[int] = []
     members = [port for port, _address in ports.values()]
     out = [["pg-add", DROP_GROUP, *members]]
     acls = drop_acls()
-    out += _acl_commands(DROP_GROUP, acls, refs)
+    out += _acl_commands(DROP_GROUP, acls)
     for group in found:
         name = str(group["name"])
         port_group = port_group_name(ids[name])
         own = [ports[name][0]] if name in ports else []
         out += [["pg-add", port_group, *own],
-                ["set", "Port_Group", port_group, f'external_ids:"neutron:security_group_id"={json.dumps(ids[name])}']]
+                ["set", "Port_Group", port_group, *nb_rows.pairs("external_ids", {SECURITY_GROUP_ID: ids[name]})]]
         made = [replace(acl, external_ids=(("neutron:security_group_rule_id",
                                             str(uuid.uuid5(_IDS, f"{cloud}/{name}/{i}"))),))
                 for i, acl in enumerate(group_acls(group, ids))]
-        out += _acl_commands(port_group, made, refs)
+        out += _acl_commands(port_group, made)
         acls += made
     for port, address in ports.values():
         out.append(["lsp-set-port-security", port, address])

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fabricgen.lab import nb_rows
 from fabricgen.observe.acl_rows import Acl
 
 CONTROLLER = "default-network-controller"
@@ -104,7 +105,6 @@ class Rows:
         self.commands: list[list[str]] = []
         self.acls: list[Acl] = []
         self._groups: dict[str, tuple[list[str], Mapping[str, str]]] = {}  # name -> its ports, external_ids
-        self._refs = 0
 
     def _group(self, name: str, ports: Sequence[str], ids: Mapping[str, str]) -> None:
         have = self._groups.setdefault(name, ([], ids))[0]
@@ -113,16 +113,12 @@ class Rows:
     def groups(self) -> list[list[str]]:
         """The port groups, each with its ports (before the ACLs that are added to them)."""
         return [command for name, (ports, ids) in self._groups.items()
-                for command in (["pg-add", name, *ports], ["set", "Port_Group", name, *_kv(ids)])]
+                for command in (["pg-add", name, *ports],
+                                ["set", "Port_Group", name, *nb_rows.pairs("external_ids", ids)])]
 
     def _acl(self, group: str, acl: Acl, ids: Mapping[str, str], options: Mapping[str, str] | None = None) -> None:
-        self._refs += 1
-        ref = f"@kacl{self._refs}"
-        self.commands.append([f"--id={ref}", "create", "ACL", f"direction={acl.direction}", f"priority={acl.priority}",
-                              f"match={json.dumps(acl.match)}", f"action={acl.action}",
-                              *([f"tier={TIER}"] if self.tiers else []), *_kv(ids),
-                              *(f"options:{json.dumps(k)}={json.dumps(v)}" for k, v in (options or {}).items())])
-        self.commands.append(["add", "Port_Group", group, "acls", ref])
+        self.commands += nb_rows.acl("Port_Group", group, acl.direction, acl.priority, acl.match, acl.action,
+                                     tier=TIER if self.tiers else None, external_ids=ids, options=options)
         self.acls.append(acl)
 
     def default_deny(self, namespace: str, direction: str, pods: Sequence[str]) -> None:
@@ -184,12 +180,9 @@ class Rows:
         members = sorted({p.address for q in peers for p in _peer_pods(self.pods, namespace, q)})
         self.commands.append(["create", "Address_Set", f"name={name}",
                               f"addresses={json.dumps(' '.join(members)) if members else '[]'}",
-                              *_kv(_ids("PodSelector", f"{key}:v4", **{"k8s.ovn.org/name": key, "ip-family": "v4"}))])
+                              *nb_rows.pairs("external_ids", _ids("PodSelector", f"{key}:v4", **{
+                                  "k8s.ovn.org/name": key, "ip-family": "v4"}))])
         return name
-
-
-def _kv(ids: Mapping[str, str]) -> list[str]:
-    return [f"external_ids:{json.dumps(k)}={json.dumps(v)}" for k, v in ids.items()]
 
 
 def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool
