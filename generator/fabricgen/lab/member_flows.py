@@ -26,16 +26,16 @@ from fabricgen.lab.policy_flows import (
     REPLY,
     SOURCE_PORT,
     Flow,
+    Once,
     delivered_to,
     expected,
     judge_flows,
+    probe,
     with_protocol,
 )
 from fabricgen.lab.policy_packets import Connection
 from fabricgen.lab.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OVN_KUBERNETES, Allowed
-
-NEXT_PORT = 1  # "another port": the rule's last port plus this
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,8 @@ class _Prover:
         taken = {v.vm.vm for vms in self.members.values() for v in vms}
         self.others = [_Vm(az, f"{az}/{n.vm_ip}", n) for az in sorted(lab.networks) for n in lab.networks[az]
                        if n.vm not in taken]
-        self.done: set[tuple[str, ...]] = set()
-
-    def once(self, *key: str) -> bool:
-        """The reverse direction, another source and a reply: once per pair of ends and protocol."""
-        if key in self.done:
-            return False
-        self.done.add(key)
-        return True
+        self.everyone = [v for vms in self.members.values() for v in vms] + self.others
+        self.once = Once()
 
     def planned(self) -> list[_Planned]:
         out: list[_Planned] = []
@@ -85,20 +79,17 @@ class _Prover:
         return list(dict.fromkeys(out))
 
     def rule_flows(self, rule: Allowed, dst: _Vm) -> list[_Planned]:
-        protocol = "tcp" if rule.protocol == "any" else rule.protocol
-        port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
+        protocol, port, other = probe(rule)
         out: list[_Planned] = []
         for source in self.members.get(rule.source, []):
             if source.vm == dst.vm:
                 continue
             out.append(_Planned(rule.name, source, dst, protocol, port))
-            if port is not None and rule.ports:
-                out.append(_Planned(f"{rule.name}: another port", source, dst, protocol,
-                                    rule.ports[-1][1] % 65535 + NEXT_PORT))
+            if other is not None:
+                out.append(_Planned(f"{rule.name}: another port", source, dst, protocol, other))
             if self.once("reverse", dst.name, source.name, protocol):
                 out.append(_Planned(f"{rule.name}: the reverse direction", dst, source, protocol, port))
-        everyone = [v for vms in self.members.values() for v in vms] + self.others
-        strangers = [v for v in everyone if v.vm != dst.vm and
+        strangers = [v for v in self.everyone if v.vm != dst.vm and
                      expected(self.policy, v.vm.vm_ip, dst.vm.vm_ip, protocol, port) == DENY]
         if strangers and self.once("stranger", rule.source, dst.name, protocol):
             out.append(_Planned(f"{rule.name}: another source", strangers[0], dst, protocol, port))

@@ -72,6 +72,33 @@ class Flow:
         return out
 
 
+class Once:
+    """Whether a flow of a kind (the reverse direction, another source, a reply) is the first for
+    its ends and protocol: each is sent once, however many rules open ports between them."""
+
+    def __init__(self) -> None:
+        self.done: set[tuple[str, ...]] = set()
+
+    def __call__(self, what: str, source: str, destination: str, protocol: str) -> bool:
+        key = (what, source, destination, protocol)
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+
+def probe(rule: Allowed) -> tuple[str, int | None, int | None]:
+    """What a rule's flows send: (protocol, the port it opens, a port it does not open). `any` is
+    tested with TCP, a rule without ports on port 80; a port no rule opens is the one after the
+    rule's last (None: ICMP, or a rule of every port)."""
+    protocol = "tcp" if rule.protocol == "any" else rule.protocol
+    if protocol == "icmp":
+        return protocol, None, None
+    if not rule.ports:
+        return protocol, 80, None
+    return protocol, rule.ports[0][0], rule.ports[-1][1] % 65535 + 1
+
+
 def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, protocol: str, port: int | None) -> str:
     """What the policy says of a connection from `source` to `target`, by address, as every
     platform's objects filter it."""
@@ -185,7 +212,7 @@ class _Prover:
         self.vpc_of = {str(s["metadata"]["name"]): str(s["spec"]["vpc"]) for s in subnets}
         self.peers = {(str(v["metadata"]["name"]), str(p["remoteVpc"])) for v in vpcs
                       for p in v.get("spec", {}).get("vpcPeerings", [])}
-        self.done: set[tuple[str, str, str, str]] = set()  # (what, source, destination, protocol) sent once
+        self.once = Once()
 
     def switch(self, packet: str) -> str:
         datapath = packet.split('inport=="', 1)[1].split('"', 1)[0]
@@ -240,16 +267,15 @@ class _Prover:
         """What to send for one rule into `dst`: (what it tests, source, destination, protocol, port)."""
         sources = [e.subnet for e in self.policy.groups[rule.source]
                    if e.kind == "tenantSubnet" and e.zone == self.zone and e.subnet in self.vms and e.subnet != dst]
-        protocol = "tcp" if rule.protocol == "any" else rule.protocol
-        port = None if protocol == "icmp" else (rule.ports[0][0] if rule.ports else 80)
+        protocol, port, other = probe(rule)
         out: list[tuple[str, str, str, str, int | None]] = []
         for src in sources:
             assert src is not None
             if not self.routable(src, dst):
                 continue
             out.append((rule.name, src, dst, protocol, port))
-            if port is not None and rule.ports:
-                out.append((f"{rule.name}: another port", src, dst, protocol, rule.ports[-1][1] % 65535 + 1))
+            if other is not None:
+                out.append((f"{rule.name}: another port", src, dst, protocol, other))
             if self.routable(dst, src) and self.once("reverse", dst, src, protocol):
                 out.append((f"{rule.name}: the reverse direction", dst, src, protocol, port))
         strangers = [name for name in sorted(self.vms) if name != dst and name not in sources and
@@ -258,15 +284,6 @@ class _Prover:
         if sources and strangers and self.once("stranger", rule.source, dst, protocol):
             out.append((f"{rule.name}: another source", strangers[0], dst, protocol, port))
         return out
-
-    def once(self, what: str, source: str, destination: str, protocol: str) -> bool:
-        """The reverse direction, another source and a reply are sent once per pair of ends and
-        protocol, however many rules open ports between them."""
-        key = (what, source, destination, protocol)
-        if key in self.done:
-            return False
-        self.done.add(key)
-        return True
 
 
 def prove_flows(lab: Lab) -> tuple[Flow, ...]:
