@@ -19,6 +19,7 @@ from fabricgen.render import alerts
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool missing (scripts/setup.sh --test installs it)")
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
+RUNBOOK = "https://git.example/network/fabric/blob/main/docs/watching.md"  # sites/lab's watch.runbookUrl
 
 
 def rule_file(tmp_path: Path) -> Path:
@@ -65,7 +66,7 @@ def expected(name: str, severity: str, labels: dict[str, str], summary: str) -> 
     site = {} if name.startswith("KubeOvn") else {"site": "lab"}  # absent() keeps the equality matcher
     return {"exp_labels": {"severity": severity, "fabric": "lab", **site, **labels},
             "exp_annotations": {"summary": summary, "description": alert.fix,
-                                "runbook_url": f"docs/watching.md#{name.lower()}"}}
+                                "runbook_url": f"{RUNBOOK}#{name.lower()}"}}
 
 
 def cases() -> list[dict[str, Any]]:
@@ -185,10 +186,11 @@ def cases() -> list[dict[str, Any]]:
                              {"db_name": "OVN_Southbound", "hostname": "n2",
                               "server_status": "disconnected from the cluster (election timeout)"},
                              "OVN_Southbound on n2: disconnected from the cluster (election timeout)")]},
-                {"eval_time": "4m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": []},
-                {"eval_time": "8m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": [
-                    expected("KubeOvnDatabaseUnhealthy", "warning", {"component": "northd", "hostname": "n3"},
+                {"eval_time": "4m", "alertname": "KubeOvnComponentUnhealthy", "exp_alerts": []},
+                {"eval_time": "8m", "alertname": "KubeOvnComponentUnhealthy", "exp_alerts": [
+                    expected("KubeOvnComponentUnhealthy", "warning", {"component": "northd", "hostname": "n3"},
                              "northd on n3 is unhealthy")]},
+                {"eval_time": "8m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": []},
             ],
         },
         {   # kube-ovn-monitor: no member of a zone's NB claims leadership for 2 minutes
@@ -202,6 +204,67 @@ def cases() -> list[dict[str, Any]]:
                     expected("KubeOvnRaftNoLeader", "critical", {"db_name": "OVN_Northbound"},
                              "OVN_Northbound: no member of this zone's raft cluster is leader")]},
             ],
+        },
+        {   # two zones' kube-ovn-monitor in one Prometheus, told apart by `cluster` (watch.clusterLabel):
+            # hq's leader does not hide ai's lost one, which pages alone
+            "interval": "30s",
+            "input_series": [
+                {"series": f'kube_ovn_cluster_leader_self{{cluster="{zone}",db_name="OVN_Southbound",'
+                           f'hostname="{zone}-{i}"}}', "values": "1x11" if (zone, i) == ("hq", 1) else "0x11"}
+                for zone in ("hq", "ai") for i in (1, 2, 3)],
+            "alert_rule_test": [
+                {"eval_time": "4m", "alertname": "KubeOvnRaftNoLeader", "exp_alerts": [
+                    expected("KubeOvnRaftNoLeader", "critical", {"cluster": "ai", "db_name": "OVN_Southbound"},
+                             "ai OVN_Southbound: no member of this zone's raft cluster is leader")]},
+            ],
+        },
+        {   # kube-ovn-monitor's database check failing: the database, not a component, with its restore
+            "interval": "1m",
+            "input_series": [{"series": 'kube_ovn_db_status{db_name="OVN_Northbound",hostname="n2"}',
+                              "values": "1 0x10"}],
+            "alert_rule_test": [
+                {"eval_time": "4m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": []},
+                {"eval_time": "8m", "alertname": "KubeOvnDatabaseUnhealthy", "exp_alerts": [
+                    expected("KubeOvnDatabaseUnhealthy", "warning", {"db_name": "OVN_Northbound", "hostname": "n2"},
+                             "OVN_Northbound on n2 is unhealthy")]},
+            ],
+        },
+        {   # the IC database dead, every member unread, while the zones answer: critical after 2 minutes
+            "interval": "30s",
+            "input_series": [
+                *({"series": f'fabricgen_raft_member_up{{site="lab",scope="ic",name="",database="{db}",'
+                             f'member="hq-node-{i}"}}', "values": "1 1 0x12"}
+                  for db in ("nb", "sb") for i in (1, 2, 3)),
+                {"series": check('scope="zone",name="hq",part="routes",check="routes"', "ok"), "values": "1x13"},
+                {"series": check(IC_LEADER, "unreachable"), "values": "0 0 1x11"}],
+            "alert_rule_test": [
+                {"eval_time": "2m", "alertname": "FabricIcDatabaseDown", "exp_alerts": []},
+                {"eval_time": "4m", "alertname": "FabricIcDatabaseDown", "exp_alerts": [
+                    expected("FabricIcDatabaseDown", "critical", {},
+                             "the IC database answers on no member while the rest of the fabric answers")]},
+            ],
+        },
+        {   # the exporter reaches nothing (its kubeconfig gone): every part unread, the IC database too;
+            # that is FabricUnread's warning, never this page
+            "interval": "30s",
+            "input_series": [
+                *({"series": f'fabricgen_raft_member_up{{site="lab",scope="ic",name="",database="nb",'
+                             f'member="hq-node-{i}"}}', "values": "0x20"} for i in (1, 2, 3)),
+                {"series": check('scope="zone",name="hq",part="cluster",check="cluster.read"', "unreachable"),
+                 "values": "1x20"},
+                {"series": check('scope="zone",name="hq",part="cluster",check="cluster.read"', "ok"),
+                 "values": "0x20"},
+                {"series": check(IC_LEADER, "unreachable"), "values": "1x20"}],
+            "alert_rule_test": [{"eval_time": t, "alertname": "FabricIcDatabaseDown", "exp_alerts": []}
+                                for t in ("3m", "8m")],
+        },
+        {   # one member unread while the IC southbound still answers: not the database down
+            "interval": "30s",
+            "input_series": [
+                {"series": check(IC_LEADER, "unreachable"), "values": "1x20"},
+                {"series": check('scope="ic",part="ic",check="ic.read"', "ok"), "values": "1x20"},
+                {"series": check('scope="zone",name="hq",part="routes",check="routes"', "ok"), "values": "1x20"}],
+            "alert_rule_test": [{"eval_time": "8m", "alertname": "FabricIcDatabaseDown", "exp_alerts": []}],
         },
     ]
 
@@ -236,7 +299,8 @@ def test_every_alert_has_its_runbook_section() -> None:
     page = (REPO / "docs" / "watching.md").read_text()
     for alert in alerts.ALERTS:
         assert f"\n### {alert.name}\n" in page
-        assert alert.rule("lab")["annotations"]["runbook_url"] == f"docs/watching.md#{alert.name.lower()}"
+        assert alert.rule("lab", RUNBOOK)["annotations"]["runbook_url"] == f"{RUNBOOK}#{alert.name.lower()}"
+        assert "runbook_url" not in alert.rule("lab")["annotations"]  # no base URL, no link a pager cannot open
 
 
 @needs_promtool

@@ -14,6 +14,7 @@ import configparser
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
@@ -180,7 +181,8 @@ def test_every_rendered_file_reads_the_same_with_its_real_reader(tmp_path: Path)
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_hostile_paths_and_api_server_read_back(tmp_path: Path, hostile: str) -> None:
     _need_git()
-    api_server = "https://api.example:6443/" + hostile.removeprefix("/etc/ovn/")
+    # a URL holds no quote, backslash or blank (RFC 3986; the fabric refuses them): percent-encoded
+    api_server = "https://api.example:6443/" + quote(hostile.removeprefix("/etc/ovn/"), safe="$;#")
     build = hostile_sample(api_server, hostile, hostile + ".crt", "/etc/ovn/ca" + hostile.removeprefix("/etc/ovn/"))
     conf = rendered(build, "ovn_k8s.conf", tmp_path)
     assert conf_keys(conf) == CONF_KEYS | SSL_KEYS

@@ -265,3 +265,27 @@ def test_names_too_long_for_a_label_are_refused() -> None:
     # Without delivery objects the names do not matter.
     start = text.index("\ndelivery:\n")
     load_text(text[:start].replace("  name: lab ", f"  name: {long_site} ", 1) + "\n", "sites/lab/fabric.yaml")
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("  repoURL: https://git.example/network/fabric.git\n",
+     "  repoURL: https://deploy:glpat-0123456789abcdef@git.example/network/fabric.git\n",
+     "the URL holds a credential (user:password@)"),
+    ("  repoURL: https://git.example/network/fabric.git\n",
+     "  repoURL: https://oauth2@git.example/network/fabric.git\n", "the URL holds a credential (user@)"),
+    ("  repoURL: https://git.example/network/fabric.git\n",
+     "  repoURL: \"https://git.example/network/\\u202efabric.git\"\n", "is not printable ASCII"),
+    ("  runbookUrl: https://git.example/network/fabric/blob/main/docs/watching.md\n",
+     "  runbookUrl: \"https://git.example/\\u2066watching.md\"\n", "is not printable ASCII"),
+])
+def test_a_url_with_a_credential_or_a_hidden_character_is_refused(old: str, new: str, message: str) -> None:
+    """A token in repoURL was accepted and copied into four rendered files and printed by `diff`;
+    U+202E and U+2066 reached the terminal through `diff`. Every URL the fabric holds is printable
+    ASCII without a credential (an ssh:// user such as git@ is not one)."""
+    text = (REPO / "sites" / "lab" / "fabric.yaml").read_text()
+    assert text.count(old) == 1
+    with pytest.raises(InvalidFabricError) as caught:
+        load_text(text.replace(old, new), "sites/lab/fabric.yaml")
+    assert message in "\n".join(d.message for d in caught.value.diagnostics)
+    ssh = text.replace(old, "  repoURL: ssh://git@git.example/network/fabric.git\n") if "repoURL" in old else text
+    render(*load_text(ssh, "sites/lab/fabric.yaml")[::2][:1], "sites/lab/fabric.yaml")

@@ -128,8 +128,9 @@ def test_the_lab_imports_exactly_validates_and_renders_its_routes(tmp_path: Path
         assert ("hq", title) in imported
     assert {k for k in imported if k[0] == "ovn-ic-sb"} == {("ovn-ic-sb", f"AvailabilityZone: {z}") for z in CLUSTERS}
     added = entries(doc, "added")
-    assert set(added) == {("hq", "Deployment: kube-system/ovn-ic-server"),
-                          ("hq", "ConfigMap: kube-system/fabricgen-ic-db-setup")}
+    assert set(added) == {("hq", "ConfigMap: kube-system/fabricgen-ic-db-setup")}
+    # install-ic-server.sh's IC server: fabricgen's renders the same members, TS_NUM and image
+    assert ("hq", "Deployment: kube-system/ovn-ic-server") in imported
     unmapped = entries(doc, "unmapped")
     assert unmapped[("hq", "Subnet: ovn-default")]["reason"].startswith("read: Kube-OVN's default Subnet")
     assert unmapped[("hq", "Node: hq-node-2")]["reason"] == "read: IC database member 10.10.10.12 (its InternalIP)"
@@ -192,7 +193,7 @@ def test_the_text_report_has_the_table_and_the_verdict(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert lines[0] == f"fabricgen import: {site(tmp_path)}"
     assert lines[2].split() == ["cluster", "zone", "imported", "partial", "conflict", "unmapped", "added"]
-    assert lines[3].split() == ["hq", "hq", "18", "0", "0", "6", "2"]  # added: the IC server and its script
+    assert lines[3].split() == ["hq", "hq", "19", "0", "0", "6", "1"]  # added: the IC server's script
     assert lines[7].split() == ["ovn-ic-sb", "-", "4", "0", "0", "0", "0"]
     assert "round trip: exact: every object fabricgen renders equals the live one" in lines
     assert "the round trip is exact" in err
@@ -304,6 +305,11 @@ def test_hand_built_mistakes_are_located_in_the_new_file(tmp_path: Path) -> None
     """A two-member raft, natOutgoing on a backbone, VXLAN without vxlan_mode, Canal's range as the pod CIDR."""
     def two_members(docs: list[Any]) -> None:
         find(docs, "ConfigMap", "ovn-ic-config")["data"]["ic-db-host"] = "10.10.10.11,10.10.10.12"
+        if any(i["kind"] == "Deployment" for i in items(docs)):  # install-ic-server.sh on two master nodes
+            server = find(docs, "Deployment", "ovn-ic-server")
+            server["spec"]["replicas"] = 2
+            env = server["spec"]["template"]["spec"]["containers"][0]["env"]
+            next(e for e in env if e["name"] == "NODE_IPS")["value"] = "10.10.10.11,10.10.10.12"
 
     def dr(docs: list[Any]) -> None:
         two_members(docs)
@@ -340,15 +346,15 @@ def secret(docs: list[Any]) -> None:
                  "data": {"cacert": "c2VjcmV0"}})
 
 
-def deployment(docs: list[Any]) -> None:
-    docs[0]["items"].append({"apiVersion": "apps/v1", "kind": "Deployment",
-                             "metadata": {"name": "ovn-ic-server", "namespace": "kube-system"}, "spec": {}})
+def daemonset(docs: list[Any]) -> None:
+    docs[0]["items"].append({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                             "metadata": {"name": "kube-ovn-cni", "namespace": "kube-system"}, "spec": {}})
 
 
 @pytest.mark.parametrize(("case", "message"), [
     ("table", "this is the table `kubectl get` prints without `-o yaml`"),
     ("secret", "Secret: kube-system/ovn-ipsec-ca (v1): a Secret is never read"),
-    ("deployment", "Deployment: kube-system/ovn-ic-server (apps/v1): import does not read this kind"),
+    ("daemonset", "DaemonSet: kube-system/kube-ovn-cni (apps/v1): import does not read this kind"),
     ("other-fabric", "none in common, so the capture is of another interconnection"),
     ("not-a-show", "expected `availability-zone NAME`"),
     ("kubectl-error", "a message of kubectl's ('Error from server (Forbidden)"),
@@ -365,8 +371,8 @@ def test_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, case: str, 
         clusters["hq"] = table
     elif case == "secret":
         clusters["ai"] = edited(tmp_path, "ai", secret)
-    elif case == "deployment":
-        clusters["hq"] = edited(tmp_path, "hq", deployment)
+    elif case == "daemonset":
+        clusters["hq"] = edited(tmp_path, "hq", daemonset)
     elif case == "other-fabric":
         show = tmp_path / "show.txt"
         show.write_text(live_cluster.show({"az1": ("gw-1", "169.254.100.1"), "az2": ("gw-2", "169.254.100.2")}))
@@ -447,6 +453,7 @@ def test_a_nat_gateway_site_imports_exactly(tmp_path: Path) -> None:
     build = build_file(REPO / "sites" / "nat" / "fabric.yaml")
     objects = live_cluster.live(build.objects("hq"), "hq", harvester=True)
     objects.append(live_cluster.node("hq", "hq-node-1", "10.10.10.11"))
+    objects.append(live_cluster.ic_server("hq", ["10.10.10.11"], ts_num=1))
     show = tmp_path / "show.txt"
     show.write_text(live_cluster.show({"hq": ("hq-node-1", "169.254.100.23")}))
     fabric = tmp_path / "sites" / "nat" / "fabric.yaml"
@@ -457,8 +464,8 @@ def test_a_nat_gateway_site_imports_exactly(tmp_path: Path) -> None:
             "IptablesDnatRule: dnat-prod-https", "ProviderNetwork: vpc-external", "Vlan: vpc-external",
             "Subnet: ovn-vpc-external-network", "NetworkAttachmentDefinition: kube-system/ovn-vpc-external-network",
             "ConfigMap: kube-system/ovn-vpc-nat-gw-config", "Vpc: vpc-prod", "Subnet: prod-app"} <= imported
-    # the member's Node is in hq, so the imported fabric runs the IC database there (sites/nat says
-    # nothing of where it runs): fabricgen's IC server objects come on top
+    # install-ic-server.sh's IC server runs in hq, so the imported fabric runs the IC database there
+    # (sites/nat says nothing of where it runs): fabricgen's IC server objects come on top
     assert "zone: hq" in fabric.read_text()
     ours = objects_by_zone(build_text(fabric.read_text(), "sites/nat/fabric.yaml"))
     assert sorted(k for k in ours if k[1] not in OWN) == sorted(objects_by_zone(build))
@@ -473,10 +480,11 @@ def test_the_lab_through_the_model_imports_exactly(tmp_path: Path) -> None:
         objects = live_cluster.live(build.objects(zone.name), zone.name, harvester=True, pod=pod, service=service)
         if zone.name == "hq":
             objects += [live_cluster.node("hq", f"hq-node-{n}", f"10.10.10.1{n}") for n in (1, 2, 3)]
+            objects.append(live_cluster.ic_server("hq", ["10.10.10.11", "10.10.10.12", "10.10.10.13"], ts_num=1))
         clusters[zone.name] = capture(tmp_path, zone.name, objects)
     code, doc, err = proof(site(tmp_path), clusters)
     assert code == 0, err
-    assert doc["counts"]["imported"] == 37 and doc["counts"]["partial"] == 0
+    assert doc["counts"]["imported"] == 38 and doc["counts"]["partial"] == 0
 
 
 # ---------------------------------------------------------------- the IC northbound options
@@ -679,10 +687,12 @@ def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None
         named |= {plurals[r] for r in resources.split(",")}
     wanted = set(KINDS) - {("", "Namespace")}
     assert named == wanted
-    captured = {plurals[r] for r in live.LISTED} | {("", "ConfigMap")} | {plurals[live.CANAL.split("/")[0]]}
+    captured = {plurals[r] for r in live.LISTED} | {plurals[n.split("/")[0]] for n in live.NAMED} | \
+        {plurals[live.CANAL.split("/")[0]]}
     assert captured == wanted - KEPT
     assert re.search(r"configmaps ovn-ic-config ovn-vpc-nat-gw-config", text)
-    assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config"}
+    assert re.search(r"get deployments.apps ovn-ic-server --ignore-not-found", text)
+    assert {n.split("/", 1)[1] for n in live.NAMED} == {"ovn-ic-config", "ovn-vpc-nat-gw-config", "ovn-ic-server"}
 
 
 @pytest.fixture(scope="module")
@@ -717,7 +727,12 @@ def test_a_three_switch_interconnection_keeps_every_switch(tmp_path: Path, three
     show.write_text(three_switches)
     assert show.read_text().count("transit switch: ts1") == 4 and "port ts2-hq" in show.read_text()
     fabric = site(tmp_path)
-    code, doc, err = proof(fabric, dict(CLUSTERS), show=show)
+
+    def ts_num_3(docs: list[Any]) -> None:  # install-ic-server.sh's default
+        env = find(docs, "Deployment", "ovn-ic-server")["spec"]["template"]["spec"]["containers"][0]["env"]
+        next(e for e in env if e["name"] == "TS_NUM")["value"] = "3"
+
+    code, doc, err = proof(fabric, {**CLUSTERS, "hq": edited(tmp_path, "hq", ts_num_3)}, show=show)
     assert code == 0, err
     assert doc["exact"] and doc["valid"], doc
     text = fabric.read_text()

@@ -95,7 +95,6 @@ HOSTILE_LINES = [
     "--- !!python/object/apply:os.system ['id']",
     "- a: b",
     "yes",
-    "\u2028 unicode \x85 separators",
 ]
 
 
@@ -125,8 +124,11 @@ def test_policy_match_is_quoted_not_injected(match: str) -> None:
     assert patch["spec"] == dc1["spec"]
 
 
-@pytest.mark.parametrize("match", ["a\nb", "a\n---\nkind: Secret", "a\rb", ""])
+@pytest.mark.parametrize("match", ["a\nb", "a\n---\nkind: Secret", "a\rb", "", "\u2028 unicode \x85 separators",
+                                   "ip4.src == 10.0.0.1 \u202e&& ip4.dst == 10.0.0.2", "tcp \x1b[2J"])
 def test_policy_match_with_line_break_is_rejected(match: str) -> None:
+    """A line break, a separator, a bidirectional override or a terminal control: refused, never
+    written into a rendered file or shown by `diff`."""
     with pytest.raises(InvalidFabricError) as info:
         build_text(BASE.replace(MATCH, json.dumps(match)), "sites/tenants/fabric.yaml")
     assert [d.code for d in info.value.diagnostics] == ["FG003"]

@@ -152,6 +152,20 @@ def test_members_declared_at_other_addresses_are_not_judged_stale(icdb: KubeOvnD
     capsys.readouterr()
 
 
+def raise_election_timer(icdb: KubeOvnDatabase, timer_ms: int = 30000) -> None:
+    """Raise every database's election timer to `timer_ms` (`cluster/change-election-timer` at most
+    doubles it per call), so that members restarted together read as electing for that long."""
+    leader = icdb.leader()
+    timer = 1000
+    while timer < timer_ms:
+        timer = min(2 * timer, timer_ms)
+        for database in (NB, SB):
+            done = icdb.appctl(leader, "cluster/change-election-timer", database, str(timer), database=database)
+            assert done.returncode == 0, done.stderr
+            icdb.wait_until(lambda d=database, t=timer: all(f"Election timer: {t}" in icdb.status(n, d)  # type: ignore[misc]
+                                                            for n in icdb.pods), f"election timer {timer}")
+
+
 def test_an_election_under_way_is_not_a_lost_quorum(icdb: KubeOvnDatabase, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Every member answers and none leads yet: raft is electing. The members are restarted
@@ -159,13 +173,7 @@ def test_an_election_under_way_is_not_a_lost_quorum(icdb: KubeOvnDatabase, tmp_p
     `cluster/change-election-timer`, which doubles at most per call) that reading happens before
     any of them times out. Not `quorum lost`, no manual recovery: `unknown`, read again."""
     icdb.create()
-    leader = icdb.leader()
-    for timer in (2000, 4000, 8000, 16000, 30000):
-        for database in (NB, SB):
-            done = icdb.appctl(leader, "cluster/change-election-timer", database, str(timer), database=database)
-            assert done.returncode == 0, done.stderr
-            icdb.wait_until(lambda d=database, t=timer: all(f"Election timer: {t}" in icdb.status(n, d)  # type: ignore[misc]
-                                                            for n in icdb.pods), f"election timer {timer}")
+    raise_election_timer(icdb)
     fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
     for name in icdb.pods:
         icdb.stop(name)
@@ -278,3 +286,77 @@ def test_each_member_is_a_series_of_its_own(icdb: KubeOvnDatabase, tmp_path: Pat
         done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True,
                               check=False)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def one_member_fabric(db: KubeOvnDatabase, tmp_path: Path) -> tuple[Path, Path]:
+    """sites/lab declaring one IC database member (hq-node-1 at the first pod's address) and an
+    endpoints file naming its control sockets only: `ic-db-host` as Kube-OVN's docs show it, one
+    address, on a three-member install."""
+    pod = db.pods["node-1"]
+    text = re.sub(r"(    members:\n)(?:      - node: .*\n        address: .*\n)+",
+                  rf"\1      - node: hq-node-1\n        address: {pod.ip}\n", LAB.read_text(encoding="utf-8"))
+    fabric = tmp_path / "sites" / "lab" / "fabric.yaml"
+    fabric.parent.mkdir(parents=True)
+    fabric.write_text(text, encoding="utf-8")
+    endpoints = tmp_path / "endpoints.json"
+    endpoints.write_text(json.dumps({"icDatabase": {
+        "northbound": pod.remote(NB), "southbound": pod.remote(SB),
+        "members": [{"name": "hq-node-1", "northbound": {"control": str(pod.ctl(NB))},
+                     "southbound": {"control": str(pod.ctl(SB))}}]}}), encoding="utf-8")
+    return fabric, endpoints
+
+
+def test_members_that_run_undeclared_are_drift_and_never_kicked(icdb: KubeOvnDatabase, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Three members run (install-ic-server.sh's NODE_IPS), the fabric declares one and status reads
+    that one only. The two others are in its server list at addresses no declared member has, and
+    no member that answered is them: once that was a stale entry with its `cluster/kick` (removing
+    two healthy members), or `ok` ("holds exactly the declared members"). Their raft connections
+    to the member read are up, so they run: drift, naming both, and what the fabric would do."""
+    icdb.create()
+    fabric, endpoints = one_member_fabric(icdb, tmp_path)
+    lines = raft(fabric, endpoints, capsys)
+    for db in ("nb", "sb"):
+        servers = lines[db]["raft.servers"]
+        assert servers["verdict"] == "drift", servers
+        for name in ("node-2", "node-3"):
+            assert f"tcp:[{icdb.pods[name].ip}]:{6647 if db == 'nb' else 6648} (heard from)" in servers["why"]
+        assert "the fabric declares 1 of the 3 members" in servers["why"]
+        assert "leaving 1 of 3, no quorum" in servers["why"]
+        assert "interconnection.database.members" in servers["fix"]
+        no_harm(lines[db])
+
+
+def test_a_minority_answering_without_a_leader_is_not_a_lost_quorum(icdb: KubeOvnDatabase, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """No leader; one member stopped, one running but not read (its control socket is not where
+    the endpoints say: a failed `kubectl exec`), the third answers with its raft connections to the
+    second up. One of three answered, yet two run: an election, not a lost quorum, and no manual
+    recovery. The election timer is raised first (as in the election test) so that no leader is
+    elected before the read."""
+    icdb.create()
+    raise_election_timer(icdb)
+    fabric, endpoints = fabric_at(icdb, tmp_path), endpoints_for(icdb, tmp_path)
+    document = json.loads(endpoints.read_text())
+    for member in document["icDatabase"]["members"][1:2]:  # node-2 runs, but its reads fail
+        member["northbound"]["control"] = member["southbound"]["control"] = str(tmp_path / "gone.ctl")
+    endpoints.write_text(json.dumps(document))
+    for name in icdb.pods:
+        icdb.stop(name)
+    starting = [icdb.launch(name, "start_ic_ovsdb") for name in ("node-1", "node-2")]
+    try:
+        icdb.wait_until(lambda: all("Role: follower" in icdb.status(n) and "Leader: unknown" in icdb.status(n)
+                                    and "<-" in icdb.status(n) for n in ("node-1", "node-2")),
+                        "two members up with no leader, connected to each other")
+        lines = raft(fabric, endpoints, capsys)
+        assert "Leader: unknown" in icdb.status("node-1"), "an election ended before the read"
+    finally:
+        for process in starting:
+            process.kill()
+            process.communicate()
+    line = lines["nb"]["raft.leader"]
+    assert line["verdict"] == "unknown", line
+    assert "quorum lost" not in line["why"] and "cluster-to-standalone" not in line["fix"]
+    assert "hq-node-2 (by hq-node-1's" in line["why"], line["why"]
+    assert "1 + 1 of 3 run, a majority" in line["why"]
+    no_harm(lines["nb"])

@@ -429,3 +429,21 @@ def test_judge_nothing_answered() -> None:
     assert [(c.name, c.verdict) for c in checks] == [("raft.reachable", "unreachable")]
     assert checks[0].why == "no member answered: a: timeout; b: connection refused"
     assert "/var/run/ovn/ovn_ic_sb_db.ctl" in checks[0].fix
+
+
+def test_a_failed_member_is_never_told_to_kick_its_own_id(captured: Path) -> None:
+    """`failed` (raft.c `raft_handle_write_error`: a log write failed, a full disk) was told to
+    remove its file, rejoin and kick its old id. Kube-OVN's start-db.sh rebuilds the file with the
+    same server id from its .hdr backup, so that kick removes the live member: the fix reads the
+    member's id after its restart instead, and names no kick of its id."""
+    text = (captured / "healthy-s2.txt").read_text().replace("Status: cluster member", "Status: failed")
+    failed = parse_cluster_status(text, "s2")
+    members: dict[str, ClusterStatus | ServerRow | str] = {
+        "s1": status_of(captured, "healthy-s1.txt", "s1"), "s2": failed,
+        "s3": status_of(captured, "healthy-s3.txt", "s3")}
+    checks = {c.name: c for c in judge(NB, "zone hq NB", None, members)}
+    fix = checks["raft.status"].fix
+    assert checks["raft.status"].verdict == "unhealthy"
+    assert "cluster/kick" not in fix and "full disk" in fix and ".hdr" in fix
+    assert "kick only an id of the server list that no running member prints as its own `Server ID:`" in fix
+    assert f"{failed.short_id}, may be its id again" in fix

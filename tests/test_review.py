@@ -206,10 +206,24 @@ def test_ic_database_members_change_names_every_zone(repo: Path, capsys: pytest.
     commit(repo, repo.read_text().replace("address: 10.10.10.13", "address: 10.10.10.14"))
     code, out = diff(capsys, "markdown")
     assert code == 3
+    members, hosts = cautions(out)
+    assert members.startswith("hq: the IC database members change (hq-node-1 10.10.10.11, hq-node-2 10.10.10.12, "
+                              "hq-node-3 10.10.10.13 -> hq-node-1 10.10.10.11, hq-node-2 10.10.10.12, hq-node-3 "
+                              "10.10.10.14): the raft cluster must change with them, one member at a time")
+    assert hosts.startswith("hq, ai, edge, dr: ic-db-host changes (10.10.10.11, 10.10.10.12, 10.10.10.13 -> "
+                            "10.10.10.11, 10.10.10.12, 10.10.10.14): every zone's ovn-ic-config changes")
+
+
+def test_members_changing_behind_fixed_hosts_rebuild_no_zone(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With `hosts` (ic-db-host) fixed, a member change is the IC server's alone: no zone's
+    ovn-ic-config changes, so no caution speaks of rebuilding the interconnection."""
+    text = repo.read_text().replace("    nbPort: 6645 ", "    hosts: [ic-db.lab.example]\n    nbPort: 6645 ")
+    commit(repo, text)
+    commit(repo, text.replace("address: 10.10.10.13", "address: 10.10.10.14"))
+    code, out = diff(capsys, "markdown")
+    assert code == 3
     (caution,) = cautions(out)
-    assert caution.startswith("hq, ai, edge, dr: the IC database members change (hq-node-1 10.10.10.11, hq-node-2 "
-                              "10.10.10.12, hq-node-3 10.10.10.13 -> hq-node-1 10.10.10.11, hq-node-2 10.10.10.12, "
-                              "hq-node-3 10.10.10.14): every zone's ovn-ic-config changes (ic-db-host)")
+    assert caution.startswith("hq: the IC database members change") and "ic-db-host" not in caution
 
 
 def test_encapsulation_change_is_flagged_with_vxlan_mode(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -443,9 +457,24 @@ def test_fewer_transit_switches_is_a_caution_naming_what_the_ic_server_deletes(
     code, out = diff(capsys, "markdown")
     assert code == 3
     [caution] = [c for c in cautions(out) if "transit switches" in c]
-    assert caution.startswith("hq: the transit switches go 3 -> 1: the IC server deletes ts1, ts2 with every "
-                              "zone's port")
+    assert caution.startswith("hq, ai, edge, dr: the transit switches go ts, ts1, ts2 -> ts: the IC server deletes "
+                              "ts1, ts2 with every zone's port")
     assert "ovn-ic-nbctl ts-del beyond TS_NUM" in caution
+    assert "new random transit addresses" in caution and "fabricgen transit" in caution
+
+
+def test_more_transit_switches_is_a_caution_too(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Up as well as down: every zone's Kube-OVN sees the IC northbound's transit switch list change
+    (getICState: icConfigChange) and rebuilds its interconnection with new transit addresses, so the
+    rendered routes' next hops go stale; the caution says what to run after the sync."""
+    original = repo.read_text()
+    commit(repo, edit(original, "    subnet: 169.254.100.0/24\n", "    subnet: 169.254.100.0/24\n    count: 2\n"))
+    code, out = diff(capsys, "markdown")
+    assert code == 3
+    [caution] = [c for c in cautions(out) if "transit switches" in c]
+    assert caution.startswith("hq, ai, edge, dr: the transit switches go ts -> ts, ts1: the IC server creates ts1;")
+    assert "tears its interconnection down and re-establishes it with new random transit addresses" in caution
+    assert "fabricgen transit sites/lab/fabric.yaml --write" in caution
 
 
 def test_an_underlay_mtu_change_is_a_caution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

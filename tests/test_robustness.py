@@ -577,7 +577,7 @@ def test_pattern_messages_fit_the_field() -> None:
     text = SAMPLES["openstack-k8s"]
     assert "apiServer: https://" in text
     [message] = diagnostics_of(text.replace("apiServer: https://", "apiServer: ftp://", 1))
-    assert "does not have the expected form; it must match ^https://[^\\s\\x00-\\x1f\\x7f]+$ [FG003]" in message
+    assert "apiServer: 'ftp://10.20.1.5:6443' is not a URL of https:// [FG003]" in message
     assert "is not a valid name" not in message
 
 

@@ -354,7 +354,8 @@ def test_a_next_hop_that_moved_and_drift_are_pending_in_prometheus(tmp_path: Pat
     """The lab of `test_status` (every AZ's NB/SB, northd and ovn-ic, OVN 25.03, read directly):
     unbroken, nothing is pending; hq's transit port moved as after an IC rebuild makes the other
     zones' routes stale (FabricStaleNextHop pending for each, `for: 5m`) and hq's address drift
-    (FabricDrift, `for: 30m`); moved back, both go."""
+    (FabricDrift, `for: 30m`); moved back, both go. Then the IC database stops while the zones
+    answer: FabricIcDatabaseDown, critical, pending within a reading."""
     from test_status import running_lab
 
     with running_lab(PROGRAMS, tmp_path, monkeypatch) as (lab, endpoints):
@@ -375,6 +376,12 @@ def test_a_next_hop_that_moved_and_drift_are_pending_in_prometheus(tmp_path: Pat
             sb.nb("hq", "set", "Logical_Router_Port", "hq-ts", 'networks="169.254.100.71/24"')
             wait_for("the alerts to go", lambda: not watching.named("FabricStaleNextHop", "zone")
                      and not watching.named("FabricDrift", "zone"), 60)
+            # the IC database dies (both ovsdb-servers stopped) while every zone still answers: the
+            # page for it is pending at once (critical, `for: 2m`), not a 15-minute FabricUnread
+            sb.stop_daemons(["ic"], ["ic_nb", "ic_sb"])
+            down = wait_for("FabricIcDatabaseDown pending", lambda: [
+                a for a in watching.alerts_now() if a["labels"]["alertname"] == "FabricIcDatabaseDown"], 60)
+            assert down[0]["labels"]["severity"] == "critical" and down[0]["state"] == "pending", down
         finally:
             code = watching.stop()
     assert code == 143, (tmp_path / "exporter.log").read_text()[-3000:]

@@ -149,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a capture of `fabricgen status --capture` instead of --cluster, --show and --ic-nb-options")
     p.add_argument("--ic-nb-options", dest="ic_nb", type=Path, default=None, metavar="FILE",
                    help="the output of `ovn-ic-nbctl get IC_NB_Global . options` (vxlan_mode)")
+    p.add_argument("--ic-raft", dest="ic_raft", type=Path, default=None, metavar="FILE",
+                   help="an IC server member's `cluster/status OVN_IC_Northbound` (the raft members that run)")
     p.add_argument("--site", default=None, help="metadata.name (default: the fabric's directory name)")
     p.add_argument("--format", dest="fmt", choices=("text", "json"), default="text")
 
@@ -228,7 +230,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import import_
 
         return import_.run(fabric=args.fabric, clusters=args.clusters, show=args.show, ic_nb=args.ic_nb,
-                           site=args.site, fmt=args.fmt, capture=args.capture)
+                           site=args.site, fmt=args.fmt, capture=args.capture, ic_raft=args.ic_raft)
     if args.command == "schema":
         from fabricgen.commands import schema
 

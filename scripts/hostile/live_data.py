@@ -87,6 +87,15 @@ def _hostile_show(rng: random.Random, text: str) -> str:
     return text.replace("hostname: ai-node-1", f"hostname: ai-node-1 token={TOKEN}", 1)
 
 
+def _hostile_yaml(rng: random.Random, text: str) -> str:
+    """One mutation of a kubectl `-o yaml` capture: a plain integer no object holds, where an
+    integer, a string or a port stands (YAML reads a plain digit run as an integer)."""
+    field = rng.choice(["  generation: ", "    resourceVersion: ", "    az-name: ", "    ic-nb-port: "])
+    start = text.index(field) + len(field)
+    end = text.index("\n", start)
+    return text[:start] + rng.choice(["7" * 5000, "-" + "9" * 30, "0x" + "f" * 40]) + text[end:]
+
+
 def _printed(work: Workdir, where: str, *texts: str) -> None:
     for text in texts:
         found = UNSAFE.search(text)
@@ -99,9 +108,13 @@ def _import(ctx: Context, number: int, work: Workdir) -> str | None:
     data = _data(ctx)
     files = {name: (data / name).read_text(encoding="utf-8") for name in LAB}
     show = (data / "icsb-show.txt").read_text(encoding="utf-8")
-    if rng.random() < 0.75:
+    pick = rng.random()
+    if pick < 0.6:
         victim = rng.choice(["ai.json", "dr.json"])
         files[victim] = _hostile_json(rng, files[victim])
+    elif pick < 0.8:
+        victim = rng.choice(["hq.yaml", "edge.yaml"])
+        files[victim] = _hostile_yaml(rng, files[victim])
     else:
         show = _hostile_show(rng, show)
     args: list[str | Path] = ["import", "sites/lab/fabric.yaml", "--show", work.write("in/show.txt", show)]
@@ -145,8 +158,10 @@ def _capture(ctx: Context, work: Workdir, rng: random.Random) -> Path:
         if "cluster/status" in entry["argv"]:
             entry["exit"] = 0
             text = raft.replace("OVN_Northbound", entry["argv"][-1])
-            line = rng.choice(["Address: ", "Leader: ", "    s2 (2ef5 at ", "Role: ", "Connections: "])
-            text = text.replace(line, line + rng.choice(HOSTILE).replace("\n", "") + " ", 1)
+            line = rng.choice(["Address: ", "Leader: ", "    s2 (2ef5 at ", "Role: ", "Connections: ", "Term: ",
+                               "Disconnections: ", "Status: "])
+            noise = "9" * 5000 if line in ("Term: ", "Disconnections: ") else rng.choice(HOSTILE).replace("\n", "")
+            text = text.replace(line, line + noise + " ", 1)
             (capture / entry["stdout"]).write_text(text, encoding="utf-8")
     for entry in rng.sample(entries, min(len(entries), 6)):
         (capture / entry["stderr"]).write_text(f"Error from server (Forbidden): Authorization: Bearer {TOKEN} "
@@ -164,6 +179,12 @@ def _capture(ctx: Context, work: Workdir, rng: random.Random) -> Path:
         show["exit"] = 0
         (capture / show["stdout"]).write_text(
             _hostile_show(rng, (_data(ctx) / "icsb-show.txt").read_text(encoding="utf-8")), encoding="utf-8")
+    options = next((e for e in entries if e["key"] == "ic/nb/IC_NB_Global"), None)
+    if options is not None:  # a cell that is not what its column holds, or a number past an int64
+        options["exit"] = 0
+        cell = rng.choice(['"vxlan_mode=true"', "9" * 5000, '["map", [["vxlan_mode", ["set", [1, 2]]]]]', "[" * 5000])
+        (capture / options["stdout"]).write_text('{"headings": ["options"], "data": [[' + cell + "]]}",
+                                                 encoding="utf-8")
     (capture / "capture.json").write_text(json.dumps(index), encoding="utf-8")
     return capture
 
@@ -171,10 +192,19 @@ def _capture(ctx: Context, work: Workdir, rng: random.Random) -> Path:
 def _status_from(ctx: Context, number: int, work: Workdir) -> str | None:
     rng = random.Random(f"{ctx.seed}/{number}/live-status")
     capture = _capture(ctx, work, rng)
+    fmt = rng.choice(["text", "text", "json", "openmetrics"])
     result = work.fabricgen("status", ctx.repo / "sites" / "lab" / "fabric.yaml", "--from", capture,
-                            *(["--format", "json"] if rng.random() < 0.3 else []), cwd=work.path)
+                            "--format", fmt, cwd=work.path)
     _printed(work, "status --from", result.out, result.err)
+    if fmt == "openmetrics":  # one hostile member must not blind the whole scrape
+        bad = [line for line in result.out.splitlines() if line and not OPENMETRICS_LINE.fullmatch(line)]
+        work.check(not bad, f"status --format openmetrics wrote lines no parser reads: {bad[:2]!r}")
     return None
+
+
+# A sample line with label values in which only \\, \" and \n are escapes (OpenMetrics 1.0), or a comment.
+OPENMETRICS_LINE = re.compile(r'# .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? '
+                              r"-?[0-9.e+]+")
 
 
 def _transit(ctx: Context, number: int, work: Workdir) -> str | None:

@@ -235,3 +235,93 @@ def show(zones: dict[str, tuple[str, str]], encap: str = "vxlan") -> str:
                   "            transit switch: ts",
                   f'            address: ["00:00:{a:02x}:{b:02x}:{c:02x}:{d:02x} {address}/24"]']
     return "\n".join(lines) + "\n"
+
+
+def ic_server(cluster: str, node_ips: list[str], *, ts_num: int = 3, version: str = "v1.16.2",
+              replicas: int | None = None, probe_interval: int = 5) -> dict[str, Any]:
+    """The IC server Deployment Kube-OVN's `dist/images/install-ic-server.sh` (v1.16.2) applies, as
+    `kubectl get -o json` returns it. The script writes `replicas: $count` (the nodes labelled
+    `kube-ovn/role=master`) and `NODE_IPS` (their InternalIPs joined with commas), `TS_NUM`
+    (default 3) and `OVN_LEADER_PROBE_INTERVAL` (default 5); its image is `$REGISTRY/kube-ovn:$VERSION`
+    with `REGISTRY="kubeovn"` (Docker Hub, no registry host) and `VERSION` as the docs tell the operator
+    to `sed` it. The API server adds the defaults of `pkg/apis/apps/v1/defaults.go` and
+    `pkg/apis/core/v1/defaults.go` (progressDeadlineSeconds, revisionHistoryLimit, the probes'
+    thresholds, terminationMessagePath, dnsPolicy, schedulerName) and the Deployment controller
+    its status. `replicas` differs from the node count only where an operator scaled it by hand."""
+    image = f"kubeovn/kube-ovn:{version}"
+    mounts = [{"mountPath": "/var/run/ovn", "name": "host-run-ovn"},
+              {"mountPath": "/etc/ovn", "name": "host-config-ovn"},
+              {"mountPath": "/var/log/ovn", "name": "host-log-ovn"}]
+    probe = {"exec": {"command": ["bash", "/kube-ovn/ovn-ic-healthcheck.sh"]}, "failureThreshold": 3,
+             "periodSeconds": 15, "successThreshold": 1, "timeoutSeconds": 45}
+    count = len(node_ips) if replicas is None else replicas
+    container_defaults = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}
+    obj: dict[str, Any] = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "ovn-ic-server", "namespace": "kube-system",
+                     "annotations": {"kubernetes.io/description": "OVN IC Server\n",
+                                     "deployment.kubernetes.io/revision": "1"}},
+        "spec": {
+            "progressDeadlineSeconds": 600, "replicas": count, "revisionHistoryLimit": 10,
+            "selector": {"matchLabels": {"app": "ovn-ic-server"}},
+            "strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}, "type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": {"app": "ovn-ic-server", "component": "network", "type": "infra"}},
+                "spec": {
+                    "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": "ovn-ic-server"}},
+                         "topologyKey": "kubernetes.io/hostname"}]}},
+                    "automountServiceAccountToken": True,
+                    "containers": [{
+                        "command": ["/kube-ovn/start-ic-db.sh"],
+                        "env": [{"name": "ENABLE_SSL", "value": "false"}, {"name": "TS_NUM", "value": str(ts_num)},
+                                {"name": "NODE_IPS", "value": ",".join(node_ips)},
+                                {"name": "POD_IP", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                              "fieldPath": "status.podIP"}}},
+                                {"name": "OVN_LEADER_PROBE_INTERVAL", "value": str(probe_interval)},
+                                {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                                "fieldPath": "metadata.name"}}},
+                                {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {
+                                    "apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
+                                {"name": "POD_IPS", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                               "fieldPath": "status.podIPs"}}}],
+                        "image": image, "imagePullPolicy": "IfNotPresent",
+                        "livenessProbe": {**probe, "failureThreshold": 5, "initialDelaySeconds": 30,
+                                          "timeoutSeconds": 4},
+                        "name": "ovn-ic-server",
+                        "readinessProbe": probe,
+                        "resources": {"limits": {"cpu": "3", "memory": "1Gi"},
+                                      "requests": {"cpu": "300m", "memory": "200Mi"}},
+                        "securityContext": {"capabilities": {"add": ["NET_BIND_SERVICE", "SYS_NICE"]},
+                                            "privileged": False, "runAsUser": 65534},
+                        **container_defaults,
+                        "volumeMounts": [*mounts, {"mountPath": "/etc/localtime", "name": "localtime"},
+                                         {"mountPath": "/var/run/tls", "name": "kube-ovn-tls"}]}],
+                    "dnsPolicy": "ClusterFirst", "hostNetwork": True,
+                    "initContainers": [{
+                        "command": ["sh", "-c", "chown -R nobody: /var/run/ovn /etc/ovn /var/log/ovn"],
+                        "image": image, "imagePullPolicy": "IfNotPresent", "name": "hostpath-init",
+                        "resources": {},
+                        "securityContext": {"allowPrivilegeEscalation": True, "capabilities": {"drop": ["ALL"]},
+                                            "privileged": True, "runAsUser": 0},
+                        **container_defaults, "volumeMounts": mounts}],
+                    "nodeSelector": {"kube-ovn/role": "master", "kubernetes.io/os": "linux"},
+                    "priorityClassName": "system-cluster-critical", "restartPolicy": "Always",
+                    "schedulerName": "default-scheduler",
+                    "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                    "serviceAccount": "ovn", "serviceAccountName": "ovn", "terminationGracePeriodSeconds": 30,
+                    "tolerations": [{"effect": "NoSchedule", "operator": "Exists"},
+                                    {"effect": "NoExecute", "operator": "Exists"},
+                                    {"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                    "volumes": [{"hostPath": {"path": "/run/ovn", "type": ""}, "name": "host-run-ovn"},
+                                {"hostPath": {"path": "/etc/origin/ovn", "type": ""}, "name": "host-config-ovn"},
+                                {"hostPath": {"path": "/var/log/ovn", "type": ""}, "name": "host-log-ovn"},
+                                {"hostPath": {"path": "/etc/localtime", "type": ""}, "name": "localtime"},
+                                {"name": "kube-ovn-tls", "secret": {"defaultMode": 420, "optional": True,
+                                                                     "secretName": "kube-ovn-tls"}}]}}},
+        "status": {"availableReplicas": count, "observedGeneration": 1, "readyReplicas": count, "replicas": count,
+                   "updatedReplicas": count},
+    }
+    server_metadata(obj, cluster)
+    obj["metadata"]["generation"] = 1
+    return obj

@@ -79,14 +79,14 @@ class Adoption:
 
 
 def adopt(fabric: Path, site: str, *, clusters: Sequence[tuple[str, list[Path]]], show: Path | None,
-          ic_nb: Path | None, capture: Path | None) -> Adoption:
+          ic_nb: Path | None, capture: Path | None, ic_raft: Path | None = None) -> Adoption:
     """Read the captures (a status capture directory, or per cluster its files and the show),
     map them to the fabric of `site` and validate it."""
     if capture is not None:
         live = inputs.from_status_capture(capture)
     else:
         assert show is not None
-        live = inputs.read_kubectl(list(clusters), show, ic_nb)
+        live = inputs.read_kubectl(list(clusters), show, ic_nb, ic_raft)
     imported = mapping.build(live, site)
     modeline, schema = schema_path(fabric)
     sources = [f"cluster {c.name} ({', '.join(c.sources)})" for c in live.clusters] if capture is None else \
@@ -94,6 +94,8 @@ def adopt(fabric: Path, site: str, *, clusters: Sequence[tuple[str, list[Path]]]
     sources.append(f"ovn-ic-sbctl show ({live.show_name})")
     if live.ic_nb_name is not None:
         sources.append(f"IC northbound options ({live.ic_nb_name})")
+    if live.ic_raft_name is not None:
+        sources.append(f"IC northbound raft status ({live.ic_raft_name})")
     shown = display_name(fabric)
     text = document.text(imported, modeline, sources, shown)
     source, _parse_problems = parse(text, shown)

@@ -23,13 +23,13 @@ show capture that is not `ovn-ic-sbctl show` output or lists no availability zon
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from fabricgen.errors import FabricgenError
 from fabricgen.observe import capture as status_capture
-from fabricgen.observe import icnb_options, icsb_show, ovsdb_rows
+from fabricgen.observe import icnb_options, icsb_show, ovsdb_rows, raft_status
 from fabricgen.observe import kube_objects as ko
 from fabricgen.regular_file import NotRegularError, TooLargeError, read_regular
 from fabricgen.source.provenance import printable
@@ -50,6 +50,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("", "ConfigMap"): "kube-system/ovn-ic-config (the zone and the interconnection), "
                        "kube-system/ovn-vpc-nat-gw-config",
     ("", "Node"): "the IC database members' node names (by InternalIP) and the zone that runs the database",
+    ("apps", "Deployment"): "kube-system/ovn-ic-server (install-ic-server.sh's IC server): the IC database's raft "
+                            "members (NODE_IPS, replicas), its transit switches (TS_NUM) and image",
     ("", "Namespace"): "nothing: the namespaces the NADs need follow from the NADs",
     ("kubeovn.io", "Configuration"): "enableIC, enableNATGateway, the tunnel type, the pod, join and service CIDRs",
     ("kubeovn.io", "Vpc"): "ovn-cluster's routes and policies, tenant VPCs and their peerings",
@@ -90,6 +92,8 @@ class LiveInput:
     ic_nb_options: dict[str, str] | None = None  # None: not captured
     ic_nb_name: str | None = None
     reader: str = "kubectl"  # which reader produced it
+    ic_raft: raft_status.ClusterStatus | None = None  # one IC member's `cluster/status`; None: not captured
+    ic_raft_name: str | None = None
 
 
 def kind_problem(obj: ko.LiveObject) -> str | None:
@@ -103,10 +107,12 @@ def kind_problem(obj: ko.LiveObject) -> str | None:
 
 def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: tuple[str, str] | None,
                ic_nb: tuple[str, str] | None = None, *, reader: str = "kubectl",
-               problems: Sequence[str] = (), other_kinds: bool = False) -> LiveInput:
+               problems: Sequence[str] = (), other_kinds: bool = False,
+               ic_raft: tuple[str, str] | None = None) -> LiveInput:
     """The format-independent reader: per cluster (name, [(capture name, text)]), the show capture
-    (name, text) and the options capture. Every problem is collected (after `problems`, found
-    while reading) before one error is raised; `show` is None only when it could not be read."""
+    (name, text), the options capture and one IC member's `cluster/status OVN_IC_Northbound`.
+    Every problem is collected (after `problems`, found while reading) before one error is raised;
+    `show` is None only when it could not be read."""
     problems = list(problems)
     done: list[ClusterInput] = []
     names: set[str] = set()
@@ -159,11 +165,19 @@ def from_texts(clusters: Sequence[tuple[str, Sequence[tuple[str, str]]]], show: 
             options = icnb_options.parse(ic_nb[1], printable(ic_nb[0]))
         except icnb_options.OptionsParseError as exc:
             problems.append(str(exc))
+    raft = None
+    if ic_raft is not None:
+        try:
+            raft = raft_status.parse_cluster_status(ic_raft[1], printable(ic_raft[0]))
+        except raft_status.RaftParseError as exc:
+            problems.append(f"{exc}; pass what `ovn-appctl -t /var/run/ovn/ovn_ic_nb_db.ctl cluster/status "
+                            "OVN_IC_Northbound` prints in an ovn-ic-server pod")
     if not clusters:
         problems.append("no cluster given; pass each cluster's captures with --cluster NAME=FILE")
     if problems or parsed is None:
         raise ImportInputError(problems)
-    return LiveInput(tuple(done), parsed, show_name, options, None if ic_nb is None else printable(ic_nb[0]), reader)
+    return LiveInput(tuple(done), parsed, show_name, options, None if ic_nb is None else printable(ic_nb[0]), reader,
+                     raft, None if ic_raft is None else printable(ic_raft[0]))
 
 
 def from_status_capture(directory: Path) -> LiveInput:
@@ -196,7 +210,23 @@ def from_status_capture(directory: Path) -> LiveInput:
         problems.append(f"{name}: holds no zone's objects: it was captured from no zone through kubectl "
                         f"(site {header['site']!r})")
     return from_texts(list(clusters.items()), (f"{name}/ic/sb/show", show.stdout) if show and show.ok else None,
-                      options, reader="status capture", problems=problems, other_kinds=True)
+                      options, reader="status capture", problems=problems, other_kinds=True,
+                      ic_raft=_ic_raft_text(observations, name))
+
+
+def _ic_raft_text(observations: Mapping[str, status_capture.Observation], name: str) -> tuple[str, str] | None:
+    """One IC northbound member's `cluster/status` of the capture: the leader's where one
+    answered as leader, else the first that answered with a server list."""
+    answered: list[tuple[str, raft_status.ClusterStatus]] = []
+    for key, obs in sorted(observations.items()):
+        if not key.startswith("ic/raft/nb/") or not obs.ok:
+            continue
+        try:
+            answered.append((key, raft_status.parse_cluster_status(obs.stdout, key)))
+        except raft_status.RaftParseError:
+            continue  # a member status judges; import needs one server list
+    chosen = next((a for a in answered if a[1].role == "leader"), answered[0] if answered else None)
+    return (f"{name}/{chosen[0]}", observations[chosen[0]].stdout) if chosen else None
 
 
 def _options_text(obs: status_capture.Observation | None, name: str, problems: list[str]) -> tuple[str, str] | None:
@@ -234,8 +264,9 @@ def read_text(path: Path, limit: int = ko.MAX_BYTES) -> str:
                                 "printed it"]) from None
 
 
-def read_kubectl(clusters: Sequence[tuple[str, Sequence[Path]]], show: Path, ic_nb: Path | None = None) -> LiveInput:
-    """`fabricgen import --cluster NAME=FILE ... --show FILE [--ic-nb-options FILE]`."""
+def read_kubectl(clusters: Sequence[tuple[str, Sequence[Path]]], show: Path, ic_nb: Path | None = None,
+                 ic_raft: Path | None = None) -> LiveInput:
+    """`fabricgen import --cluster NAME=FILE ... --show FILE [--ic-nb-options FILE] [--ic-raft FILE]`."""
     problems: list[str] = []
     texts: list[tuple[str, list[tuple[str, str]]]] = []
     for cluster, paths in clusters:
@@ -247,7 +278,7 @@ def read_kubectl(clusters: Sequence[tuple[str, Sequence[Path]]], show: Path, ic_
                 problems += exc.problems
         texts.append((cluster, read))
     captures: list[tuple[str, str] | None] = []
-    for capture in (show, ic_nb):
+    for capture in (show, ic_nb, ic_raft):
         if capture is None:
             captures.append(None)
             continue
@@ -256,4 +287,4 @@ def read_kubectl(clusters: Sequence[tuple[str, Sequence[Path]]], show: Path, ic_
         except ImportInputError as exc:
             problems += exc.problems
             captures.append(None)
-    return from_texts(texts, captures[0], captures[1], problems=problems)
+    return from_texts(texts, captures[0], captures[1], problems=problems, ic_raft=captures[2])

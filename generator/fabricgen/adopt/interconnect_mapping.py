@@ -4,8 +4,10 @@ interconnection (`mapping` has the rules)."""
 from __future__ import annotations
 
 import re
-from ipaddress import IPv4Address, IPv4Network
+from functools import cached_property
+from ipaddress import IPv4Address, IPv4Network, IPv6Address
 
+from fabricgen.adopt import ic_server
 from fabricgen.adopt import live_values as lv
 from fabricgen.adopt.inputs import ClusterInput
 from fabricgen.adopt.ledger import AzUse, Ledger, MappedZone, NothingToImport
@@ -16,7 +18,7 @@ from fabricgen.adopt.live_values import (
     IC_CONFIG,
     shown,
 )
-from fabricgen.model.interconnect import transit_switch_name
+from fabricgen.model.interconnect import MAX_TRANSIT_SWITCHES, default_image, transit_switch_name
 from fabricgen.observe import icnb_options
 from fabricgen.serialise import commented_yaml as cy
 
@@ -128,6 +130,13 @@ class InterconnectMapping(Ledger):
             self.notes.append(f"{self.live.show_name}: ports on {count} transit switches "
                               f"({', '.join(map(shown, switches))}): transitSwitch.count {count} keeps them all "
                               f"(the IC server's TS_NUM); fabricgen routes over {name}")
+        server = self.live_ic_server
+        ts_num = lv.integer(server[1].env.get("TS_NUM")) if server is not None else None
+        if ts_num is not None and count < ts_num <= MAX_TRANSIT_SWITCHES:
+            self.notes.append(f"the IC server keeps {ts_num} transit switches (TS_NUM in its Deployment), "
+                              f"{count} of them with ports in {self.live.show_name}: transitSwitch.count {ts_num} "
+                              "keeps them all")
+            count = ts_num
         subnets = {p.ipv4.network for p in self.live.show.ports if p.transit_switch == name and p.ipv4}
         return name, (next(iter(subnets)) if len(subnets) == 1 else None), count
 
@@ -237,22 +246,32 @@ class InterconnectMapping(Ledger):
                               "fabricgen's default, is assumed")
         return kinds[0] if kinds else "geneve"
 
+    @cached_property
+    def live_ic_server(self) -> tuple[ClusterInput, ic_server.LiveIcServer] | None:
+        """The live IC server Deployment (install-ic-server.sh's, or fabricgen's), the first
+        cluster's where several have one: one IC database serves the interconnection."""
+        found = [(c, ic_server.read(c.objects[ic_server.IC_SERVER])) for c in self.live.clusters
+                 if ic_server.IC_SERVER in c.objects]
+        for cluster, _server in found[1:]:
+            self.conflict(cluster, ic_server.IC_SERVER, f"a second IC server: cluster {shown(found[0][0].name)} "
+                          "runs one too, and the zones of one interconnection share one IC database; the fabric "
+                          f"has {shown(found[0][0].name)}'s")
+        return found[0] if found else None
+
     def database(self, encapsulation: str) -> cy.Map:
         first = self.zones[0]
         db = cy.Map()
         hosts = [h.strip() for h in str(first.data.get("ic-db-host", "")).split(",") if h.strip()]
+        server = self.live_ic_server
+        running = ic_server.running_members(server[1] if server else None, self.live.ic_raft, self.live.ic_raft_name)
+        addresses = self.members_of(hosts, running)
         members = cy.Seq()
         db_clusters: list[str] = []
-        for host in hosts:
-            address = lv.address(host)
-            if address is None:
-                self.conflict(first.cluster, IC_CONFIG, f"ic-db-host {shown(host)!r} is not an IPv4 address; fabricgen "
-                              "names IC database members by address", first.name)
-                continue
+        for address in addresses:
             node, cluster = self.node_at(address)
             entry = cy.Map(flow=True)
             if node is None:
-                name = f"ic-db-{str(address).replace('.', '-')}"
+                name = f"ic-db-{str(address).replace('.', '-').replace(':', '-').strip('-')}"
                 entry.add("node", name).add("address", str(address))
                 members.add(entry, comment="no Node captured has this InternalIP: write its node's name")
                 self.notes.append(f"IC database member {address}: no Node with this InternalIP among the captures; "
@@ -263,8 +282,22 @@ class InterconnectMapping(Ledger):
                 db_clusters.append(cluster or "")
         zone_of = {z.cluster.name: z.name for z in self.zones}
         hosted = {zone_of.get(c) for c in db_clusters}
-        if len(hosted) == 1 and None not in hosted and len(db_clusters) == len(hosts) and hosts:
-            db.add("zone", next(iter(hosted)), comment="its Nodes hold the members' addresses: the IC server runs here")
+        if server is not None and server[0].name in zone_of:
+            hosted = {zone_of[server[0].name]}
+        complete = len(db_clusters) == len(addresses) and bool(addresses)
+        unknown: tuple[str, ...] = ()
+        if running is None:
+            if len(hosted) == 1 and None not in hosted and complete:
+                self.notes.append(
+                    "the IC database: neither the IC server's Deployment (kube-system/ovn-ic-server) nor a member's "
+                    "raft server list was captured, so how many members run is not known (install-ic-server.sh runs "
+                    "one per kube-ovn/role=master node, ic-db-host often names one): database.zone is left out, so "
+                    "the fabric does not render the IC server and cannot scale it down; capture them (docs/"
+                    "status-and-import.md) and import again to let fabricgen run it")
+                unknown = ("database.zone is left out: the IC server's Deployment and raft server list were not",
+                           "captured, so the members that run are not known; no IC server is rendered until they are")
+        elif len(hosted) == 1 and None not in hosted and (complete or server is not None):
+            db.add("zone", next(iter(hosted)), comment="it runs the IC server (ovn-ic-server)")
         db.add("nbPort", lv.port(first.data.get("ic-nb-port"), 6645), comment="ic-nb-port")
         db.add("sbPort", lv.port(first.data.get("ic-sb-port"), 6646), comment="ic-sb-port")
         options = self.live.ic_nb_options
@@ -275,14 +308,96 @@ class InterconnectMapping(Ledger):
         else:
             self.notes.append("vxlan_mode was not captured (`ovn-ic-nbctl get IC_NB_Global . options`): the fabric "
                               "leaves vxlanMode to its default, on with vxlan")
-        db.add("members", members, comment="ic-db-host, in its order (the first bootstraps the raft)")
+        if server is not None:
+            self.server_settings(db, server[0], server[1])
+        self.client_hosts(db, hosts, addresses)
+        told = running.sources if running is not None else "ic-db-host"
+        db.add("members", members, comment=f"from {told}, in its order (the first bootstraps the raft)", above=unknown)
         return db
 
-    def node_at(self, address: IPv4Address) -> tuple[str | None, str | None]:
+    def members_of(self, hosts: list[str], running: ic_server.Running | None) -> list[IPv4Address | IPv6Address]:
+        """The members to declare: those that run where that is known, else ic-db-host's."""
+        first = self.zones[0]
+        if running is None:
+            addresses = []
+            for host in hosts:
+                address = lv.ip(host)
+                if address is None:
+                    self.conflict(first.cluster, IC_CONFIG, f"ic-db-host {shown(host)!r} is no IP address, and "
+                                  "nothing else names the members (capture the IC server's Deployment or a member's "
+                                  "raft server list)", first.name)
+                else:
+                    addresses.append(address)
+            return list(dict.fromkeys(addresses))
+        server = self.live_ic_server
+        for entry in running.unreadable:
+            where = (server[0], ic_server.IC_SERVER) if server is not None else (first.cluster, IC_CONFIG)
+            self.conflict(*where, f"the IC database member {shown(entry)!r} ({running.sources}) is no IP address, "
+                          "and fabricgen declares members by address: the fabric cannot hold this member, and an IC "
+                          "server rendered without it would stop it", first.name)
+        if server is not None:
+            cluster, live_server = server
+            nodes = live_server.node_ips
+            if live_server.replicas is not None and live_server.replicas != len(nodes):
+                self.conflict(cluster, ic_server.IC_SERVER, f"replicas {live_server.replicas} where NODE_IPS names "
+                              f"{len(nodes)} members ({', '.join(map(shown, nodes))}): start-ic-db.sh joins every "
+                              f"NODE_IPS address, so the raft cluster counts {len(nodes)} and "
+                              f"{live_server.replicas} pods run of them; the fabric declares {len(nodes)}")
+            if running.from_raft is not None and set(running.from_raft) != set(nodes):
+                self.conflict(cluster, ic_server.IC_SERVER, "the raft server list "
+                              f"({', '.join(map(shown, running.from_raft))}) and NODE_IPS "
+                              f"({', '.join(map(shown, nodes))}) name other members: the fabric declares every one "
+                              "of both, so none is stopped; remove a member from the cluster (cluster/leave on it) "
+                              "before you remove it from the fabric")
+        return list(running.addresses)
+
+    def client_hosts(self, db: cy.Map, hosts: list[str], members: list[IPv4Address | IPv6Address]) -> None:
+        """ic-db-host kept as every zone's ovn-ic-config has it, where it is not the members'
+        addresses: changing it would rebuild every zone's interconnection."""
+        first = self.zones[0]
+        written = [str(lv.ip(h) or h) for h in hosts]
+        if written == [str(m) for m in members] or not hosts:
+            return
+        bad = [h for h in hosts if lv.ip(h) is None and lv.node_name(h) is None]
+        if bad:
+            self.conflict(first.cluster, IC_CONFIG, f"ic-db-host {', '.join(map(shown, bad))}: neither an IP "
+                          "address nor a DNS name, which the fabric cannot hold", first.name)
+            return
+        strangers = [h for h in written if lv.ip(h) not in members]
+        why = "ic-db-host, as every zone's ovn-ic-config has it"
+        if strangers:
+            self.notes.append(f"ic-db-host names {', '.join(map(shown, strangers))}, no member's address (a VIP, a "
+                              "load balancer or a name in front of the members): kept in database.hosts")
+        elif len(written) < len(members):
+            why += f": {len(written)} of the {len(members)} members"
+            self.notes.append(f"ic-db-host names {len(written)} of the {len(members)} IC database members that run: "
+                              "kept in database.hosts, so no zone's ovn-ic-config changes (a change would rebuild "
+                              "every zone's interconnection); FG115 says what it costs")
+        db.add("hosts", _seq(written), comment=why)
+
+    def server_settings(self, db: cy.Map, cluster: ClusterInput, server: ic_server.LiveIcServer) -> None:
+        """The live IC server's image and leader probe interval, where the fabric's defaults differ."""
+        self.use(cluster, ic_server.IC_SERVER, "rendered", "the IC server: fabricgen renders it in its place "
+                 "(members, TS_NUM, image and leader probe compared; the rest is fabricgen's form: its sidecar "
+                 "keeps vxlan_mode set, members are pinned by hostname); applying it restarts the pods one by one")
+        probe = lv.integer(server.env.get("OVN_LEADER_PROBE_INTERVAL"))
+        if probe is not None and probe != 5 and 1 <= probe <= 3600:
+            db.add("leaderProbeInterval", probe, comment="OVN_LEADER_PROBE_INTERVAL of the IC server")
+        if server.image is not None and not ic_server.same_image(server.image, default_image(self.kube_ovn_version())):
+            if lv.image(server.image) is not None:
+                db.add("image", server.image, comment="the IC server's image")
+            else:
+                self.unexpressed(cluster, ic_server.IC_SERVER, f"image {shown(server.image)!r}: not an image "
+                                 "reference the fabric can hold")
+        if server.env.get("ENABLE_SSL", "false").strip() != "false":
+            self.unexpressed(cluster, ic_server.IC_SERVER, f"ENABLE_SSL {shown(server.env['ENABLE_SSL'])}: fabricgen "
+                             "renders the IC server without SSL")
+
+    def node_at(self, address: IPv4Address | IPv6Address) -> tuple[str | None, str | None]:
         for cluster in self.live.clusters:
             for node in self.of_kind(cluster, "", "Node"):
                 addresses = lv.as_list(lv.as_dict(node.body.get("status")).get("addresses"))
-                if any(isinstance(a, dict) and a.get("type") == "InternalIP" and lv.address(a.get("address")) == address
+                if any(isinstance(a, dict) and a.get("type") == "InternalIP" and lv.ip(a.get("address")) == address
                        for a in addresses):
                     name = lv.node_name(node.id.name)
                     if name is None:
@@ -301,3 +416,10 @@ class InterconnectMapping(Ledger):
             if match:
                 versions.append((tuple(int(g or 0) for g in match.groups()), str(tag)))
         return min(versions)[1] if versions else None
+
+
+def _seq(values: list[str]) -> cy.Seq:
+    seq = cy.Seq(flow=True)
+    for value in values:
+        seq.add(value)
+    return seq

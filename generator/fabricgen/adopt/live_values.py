@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, ip_address
 from typing import Any
 
 from pydantic import ValidationError
 
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
+from fabricgen.model.interconnect import IMAGE_PATTERN
 from fabricgen.model.policy import SubnetAcl
+from fabricgen.observe import json_bounds
 from fabricgen.observe import kube_objects as ko
 from fabricgen.source.provenance import printable
 
@@ -51,6 +53,16 @@ def network(value: Any) -> IPv4Network | None:
         return None
 
 
+def ip(value: Any) -> IPv4Address | IPv6Address | None:
+    """An IPv4 or IPv6 address, as an IC database member's may be (NODE_IPS)."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        return ip_address(value.strip())
+    except ValueError:
+        return None
+
+
 def address(value: Any) -> IPv4Address | None:
     if not isinstance(value, str):
         return None
@@ -58,6 +70,13 @@ def address(value: Any) -> IPv4Address | None:
         return IPv4Address(value.strip())
     except ValueError:
         return None
+
+
+IMAGE = re.compile(IMAGE_PATTERN)
+
+
+def image(value: Any) -> str | None:
+    return value if isinstance(value, str) and len(value) <= 512 and IMAGE.fullmatch(value) else None
 
 
 def first_ipv4_network(value: Any) -> IPv4Network | None:
@@ -122,7 +141,7 @@ def integer(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= json_bounds.MAX_INT_DIGITS:
         return int(value.strip())
     return None
 

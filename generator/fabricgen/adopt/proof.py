@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricgen.adopt import ic_server
 from fabricgen.adopt.mapping import Imported
 from fabricgen.judge import kube_compare
 from fabricgen.model import Fabric
@@ -34,9 +35,10 @@ from fabricgen.pipeline import render_kubernetes
 IC_SB = "ovn-ic-sb"
 STATUSES = ("imported", "partial", "conflict", "unmapped", "added")
 OWN = {
-    ko.ObjectId("apps", "Deployment", "kube-system", "ovn-ic-server"):
-        "the IC server fabricgen runs in the zone of the IC database; install-ic-server.sh names its Deployment "
-        "the same, and applying the output replaces that one (its pods restart one by one)",
+    ic_server.IC_SERVER:
+        "the IC server fabricgen runs in the zone of the IC database, its members from the raft server list (the "
+        "Deployment was not captured); install-ic-server.sh names its Deployment the same, and applying the output "
+        "replaces that one (its pods restart one by one)",
     ko.ObjectId("", "ConfigMap", "kube-system", "fabricgen-ic-db-setup"):
         "fabricgen's script that the IC server's sidecar runs to keep vxlan_mode set on the IC northbound",
 }
@@ -112,15 +114,18 @@ def prove(imported: Imported, fabric: Fabric | None, source_name: str, *, valid:
                                          own=own is not None))
                     continue
                 seen.add((cluster, ident))
-                comparison = kube_compare.compare(obj, use.obj.body, fields="all")
+                if ident == ic_server.IC_SERVER:  # compared on what decides the raft cluster
+                    differences = ic_server.differences(obj, use.obj)
+                else:
+                    differences = kube_compare.compare(obj, use.obj.body, fields="all").differences
                 if use.status == "conflict":
                     status = "conflict"
-                elif comparison.equal and not use.unexpressed:
+                elif not differences and not use.unexpressed:
                     status = "imported"
                 else:
                     status = "partial"
                 entries.append(Entry(cluster, zone, str(ident), status, use.reason, use.obj.origin,
-                                     comparison.differences, tuple(use.unexpressed)))
+                                     differences, tuple(use.unexpressed)))
     for use in imported.uses:
         if (use.cluster, use.id) in seen:
             continue

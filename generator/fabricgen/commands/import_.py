@@ -48,12 +48,12 @@ def site_of(fabric: Path, site: str | None) -> str:
 
 
 def run(*, fabric: Path, clusters: Sequence[str], show: Path | None, ic_nb: Path | None, site: str | None,
-        fmt: str, capture: Path | None = None) -> int:
+        fmt: str, capture: Path | None = None, ic_raft: Path | None = None) -> int:
     from fabricgen.adopt.adoption import adopt
     from fabricgen.output.new_file import exists, write_new
     from fabricgen.output.ownership import output_tree
 
-    if capture is not None and (clusters or show is not None or ic_nb is not None):
+    if capture is not None and (clusters or show is not None or ic_nb is not None or ic_raft is not None):
         raise ImportUsageError("give --from DIR, or --cluster and --show, not both")
     if capture is None and (not clusters or show is None):
         raise ImportUsageError("give each cluster's captures (--cluster NAME=FILE) and --show FILE, or --from DIR "
@@ -67,6 +67,6 @@ def run(*, fabric: Path, clusters: Sequence[str], show: Path | None, ic_nb: Path
         raise FabricgenError(f"{fabric} would be inside {tree}, which holds fabricgen's rendered output: the next "
                              "render removes what it did not write there; give a path in the fabrics' own directory, "
                              "e.g. sites/<site>/fabric.yaml (nothing written)")
-    adoption = adopt(fabric, name, clusters=groups, show=show, ic_nb=ic_nb, capture=capture)
+    adoption = adopt(fabric, name, clusters=groups, show=show, ic_nb=ic_nb, capture=capture, ic_raft=ic_raft)
     write_new(fabric, adoption.text)
     return adoption.finish(fmt)

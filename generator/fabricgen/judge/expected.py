@@ -64,8 +64,13 @@ class AzIntent:
 
 
 def prefix(text: str) -> str:
-    """A prefix as OVN stores it: a network keeps its length; a host address has none (a /32)."""
-    network = ip_network(text, strict=False)
+    """A prefix as OVN stores it: a network keeps its length; a host address has none (a /32).
+    Text that is no network (a live row's `""` or `garbage`) stays as it is, matching nothing
+    fabricgen renders."""
+    try:
+        network = ip_network(text, strict=False)
+    except ValueError:
+        return text
     return str(network.network_address) if network.prefixlen == network.max_prefixlen else str(network)
 
 

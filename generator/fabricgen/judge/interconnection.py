@@ -42,6 +42,20 @@ def live_addresses(show: IcSbShow | None, ts: str) -> dict[str, str]:
     return out
 
 
+def _unknown_az_fix(show: IcSbShow, az: str) -> str:
+    """Destroying an AZ's row is advice only where nothing of it runs: an AZ with a gateway
+    registered has an ovn-ic and chassis behind it, and the row would come back (ovn-ic registers
+    its AZ) while its ports were lost."""
+    gateways = sorted({g.chassis for g in show.gateways if g.zone == az})
+    if gateways:
+        return (f"add it to the fabric (a zone or a deployment), or take it out of the interconnection where it runs "
+                f"(its ovn-ic-config enable-ic \"false\", or stop its ovn-ic): it has gateways registered "
+                f"({', '.join(gateways)}), so it runs; never destroy its row in the IC database")
+    return (f"it has no gateway in the IC database: if no cluster or deployment runs it any more (check every "
+            f"ovn-ic-config's az-name and every deployment's ovn-ic), it is a leftover: ovn-ic-sbctl destroy "
+            f"Availability_Zone {az}; else add it to the fabric")
+
+
 def ic_checks(fabric: Fabric, ic: IcLive, intents: Sequence[AzIntent]) -> list[Check]:
     """The IC database as a whole: its AZs, the transit addresses, vxlan_mode, the transit switch's key."""
     assert fabric.interconnection is not None
@@ -57,8 +71,7 @@ def ic_checks(fabric: Fabric, ic: IcLive, intents: Sequence[AzIntent]) -> list[C
                 out.append(Check(SUBJECT, "ic.unknown-az", DRIFT,
                                  f"availability zone {az} is registered in the IC database but is in no zone or "
                                  "deployment of the fabric",
-                                 f"add it to the fabric, or take it out of the interconnection (its ovn-ic-config "
-                                 f"enable-ic false; a leftover: ovn-ic-sbctl destroy Availability_Zone {az})"))
+                                 _unknown_az_fix(ic.show, az)))
         claimed: dict[str, list[str]] = {}
         for port in ic.show.ports:
             if port.transit_switch == ts and port.ipv4 is not None:
@@ -175,7 +188,7 @@ def az_checks(fabric: Fabric, intent: AzIntent, live: AzLive, ic: IcLive | None,
                          f"its northbound database names the AZ {name!r}, not {intent.az!r}",
                          "the zone's ovn-ic-config az-name (Kube-OVN sets NB_Global name from it) or the "
                          "deployment's configure-ovn-ic.sh"))
-    out += _gateways(intent, live)
+    out += _gateways(fabric, intent, live)
     if ic is not None:
         out += _keys(fabric, intent, live, ic, ts)
     return out
@@ -219,7 +232,24 @@ def _registration(intent: AzIntent, show: IcSbShow, ts: str, path: str) -> list[
     return [Check(subject, "transit.address", OK, f"its port {port.name} has {live}, as the fabric says")]
 
 
-def _gateways(intent: AzIntent, live: AzLive) -> list[Check]:
+def _gateway_fix(fabric: Fabric) -> str:
+    """What moves a zone's gateway chassis, and what else it does. Kube-OVN's IC controller acts on
+    a change of ovn-ic-config only (`getICState`: the same ConfigMap is no action, kube-ovn issue
+    3847), so applying it unchanged does nothing."""
+    in_place = fabric.interconnection.gateway_change_in_place if fabric.interconnection else None
+    check = ("check that the gateway nodes exist, are Ready and run ovn-controller (the chassis must be registered "
+             "in the zone's southbound); applying an unchanged ovn-ic-config does nothing, as Kube-OVN acts on a "
+             "change of it only")
+    if in_place:
+        return (f"{check}; then a change of gw-nodes alone (reorder it, or drop and add a node) moves the gateways "
+                "in place, keeping the transit address")
+    return (f"{check}; a change of ovn-ic-config (gw-nodes included) then tears the zone's interconnection down and "
+            "re-establishes it with a new random transit address" + (" (Kube-OVN up to v1.16.2; from v1.16.3 and "
+            "v1.15.24 a change of gw-nodes alone is made in place)" if in_place is False else "")
+            + ": after it, run fabricgen transit --write, render, commit and sync")
+
+
+def _gateways(fabric: Fabric, intent: AzIntent, live: AzLive) -> list[Check]:
     subject = intent.subject
     port = next((p for p in live.nb.get("Logical_Router_Port") if p.get("name") == intent.router_port), None)
     if port is None:
@@ -233,9 +263,7 @@ def _gateways(intent: AzIntent, live: AzLive) -> list[Check]:
     shown = [hosts.get(n, n) if intent.kind == "zone" else n for n in names]
     if shown != list(intent.gateways):
         priorities = ", ".join(f"{s} ({c.get('priority')})" for s, c in zip(shown, chassis, strict=True)) or "none"
-        fix = ("Kube-OVN moves gateway chassis only when ovn-ic-config changes (kube-ovn issue 3847): check that "
-               "the nodes exist with running ovn-controller, then apply ovn-ic-config again"
-               if intent.kind == "zone" else "run the deployment's configure-ovn-ic.sh")
+        fix = _gateway_fix(fabric) if intent.kind == "zone" else "run the deployment's configure-ovn-ic.sh"
         return [Check(subject, "gateways", DRIFT,
                       f"the gateway chassis of {intent.router_port} are {priorities}; the fabric says "
                       f"{', '.join(intent.gateways)} in that order", fix)]

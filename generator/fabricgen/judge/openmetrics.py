@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fabricgen.judge.checks import ORDER, Check, worst
 from fabricgen.judge.raft_readings import ROLES
 from fabricgen.judge.verdicts import Report
+from fabricgen.live_text import escape
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,12 @@ _SUBJECT = re.compile(r"^(?:(?P<ic>IC database)|(?P<scope>zone|deployment|cluste
 
 
 def _escaped(value: str) -> str:
-    """A label value as OpenMetrics writes it: backslash, double quote and line feed escaped."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """A label value as OpenMetrics writes it: backslash, double quote and line feed escaped,
+    after every character that is not printable (a control, a bidirectional override from a
+    hostile member's `cluster/status`) became its backslash escape (`live_text.escape`), so the
+    text and the served bytes are one, and a parser that refuses a raw control (promtool) reads
+    every line."""
+    return escape(value, kept="").replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _series(name: str, labels: dict[str, str], value: int) -> str:

@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fabricgen.judge.checks import OK, UNHEALTHY, UNKNOWN, UNREACHABLE, Check, Verdict
+from fabricgen.judge.checks import DRIFT, OK, UNHEALTHY, UNKNOWN, UNREACHABLE, Check, Verdict
 from fabricgen.judge.raft_members import (
     CLUSTER_MEMBER,
     JOINING,
@@ -168,8 +168,17 @@ class _Checks(Membership):
             return (f"on {name}: a server that left may never rejoin (ovsdb(7)): remove its database file and "
                     f"join again: {self.join_command(name, status.address)}")
         if status.status == "failed":
-            return (f"restart {name}'s ovsdb-server; if it fails again, remove its database file, join again "
-                    f"({self.join_command(name, status.address)}) and kick its old id {status.short_id}")
+            # raft.c `raft_handle_write_error`: any error writing its log (a full disk, a read-only file
+            # system). Kube-OVN's start-db.sh rebuilds a removed or corrupted file with the same server id
+            # from its raft header backup (`ovsdb-tool rejoin-cluster` with /etc/ovn/ovn{nb,sb}_db.hdr), so
+            # the id it had may be the id it runs with again: no kick is worked out in advance.
+            return (f"on {name}: `failed` follows an error writing its raft log (a full disk, a read-only file "
+                    f"system): free the disk, then restart its ovsdb-server; if its database file must be rebuilt, "
+                    f"remove it and join again ({self.join_command(name, status.address)}; Kube-OVN's start-db.sh "
+                    "does that itself, keeping the server id from its .hdr backup), then read "
+                    + self.appctl(name, "cluster/status", self.database).removeprefix(f"on {name}: ")
+                    + " on it and kick only an id of the server list that no running member prints as its own "
+                    f"`Server ID:` (its id before the restart, {status.short_id}, may be its id again)")
         return (f"on {name}: it cannot reach a majority: check its raft connections and the other members "
                 f"(raft.connections, raft.leader)")
 
@@ -202,6 +211,17 @@ class _Checks(Membership):
                     f"read again in {max(2 * timer // 1000, 2)} s or more (fabricgen status --wait 1m); if no "
                     "leader is elected by then, check the members' raft connections (raft.connections) and logs; "
                     "recover nothing by hand while a majority runs")
+            running = self.running_unanswered()
+            if running and len(electing) + len(running) >= majority:
+                seen = "; ".join(f"{who} (by {by})" for who, by in running.items())
+                return self.check(
+                    "leader", UNKNOWN,
+                    f"no leader known while {len(electing)} of {self.size} members answer ({states}); members that "
+                    f"did not answer run, by the raft connections of those that did: {seen}, so {len(electing)} + "
+                    f"{len(running)} of {self.size} run, a majority: an election is under way or a member could not "
+                    f"be read (did not answer: {down})",
+                    f"read cluster/status on {', '.join(running)} (the reads that failed: {down}) and again in a few "
+                    "seconds (fabricgen status --wait 1m); recover nothing by hand while a majority runs")
             return self.check(
                 "leader", UNHEALTHY,
                 f"no leader: quorum lost ({states or 'no member in the cluster answered'}; did not answer: "
@@ -228,6 +248,24 @@ class _Checks(Membership):
             why += (f"; quorum kept: {following} of {self.size} members run, a majority is {majority}, "
                     + (f"{spare} more failure(s) tolerated" if spare > 0 else "no further failure tolerated"))
         return self.check("leader", OK, why)
+
+    def running_unanswered(self) -> dict[str, str]:
+        """Members that did not answer but run: a member that answered has a raft connection up
+        with them (the session is connected, so an ovsdb-server listens there), named as the
+        fabric names them, each with the member whose connection shows it."""
+        found: dict[str, str] = {}
+        for name, status in self.statuses.items():
+            sids: dict[str, list[str]] = {}
+            for server in status.servers:
+                sids.setdefault(server.nickname, []).append(server.sid)
+            for connection in status.connections:
+                named = sids.get(connection.nickname, [])
+                if not connection.up or len(named) != 1 or named[0] in self.answered_ids:
+                    continue
+                server = next(s for s in status.servers if s.sid == named[0])
+                who = self.name_at(server.address) or f"{server.sid} at {server.address}"
+                found.setdefault(who, f"{name}'s {connection}")
+        return found
 
     def quorum_fix(self, down: str, majority: int) -> str:
         return (f"start the stopped members ({down}) so that {majority} of {self.size} run; if their databases "
@@ -271,9 +309,30 @@ class _Checks(Membership):
                               f"stale server list entries: {entries}; they count towards the majority", self.kicks())
         if self.strangers and (self.addresses_disagree or not self.authoritative):
             return self.check("servers", UNKNOWN, self.unmatched_why(), self.unmatched_fix())
+        if self.undeclared:
+            return self.undeclared_check()
         reference = ("the declared members" if self.declared is not None else "the members that answered")
         listed = ", ".join(sorted(f"{self.name_at(s.address) or s.address} ({s.sid})" for s in self.configuration))
         return self.check("servers", OK, f"the server list holds exactly {reference}: {listed}")
+
+    def undeclared_check(self) -> Check:
+        """Members run that the fabric does not declare: what it renders would stop them."""
+        declared = len(self.declared or ())
+        runs = len(self.configuration or ())
+        who = ", ".join(f"{s.sid} at {s.address} ({'answered' if s.sid in self.answered_ids else 'heard from'})"
+                        for s in self.undeclared)
+        field = ("interconnection.database.members" if self.database.startswith("OVN_IC_")
+                 else "the deployment's databases.members")
+        majority = runs // 2 + 1
+        harm = (f"; an IC server rendered with {declared} replica(s) stops the others, leaving {declared} of "
+                f"{runs}, {'no quorum' if declared < majority else 'a thinner majority'}"
+                if self.database.startswith("OVN_IC_") else "")
+        return self.check("servers", DRIFT,
+                          f"{len(self.undeclared)} member(s) of the server list run and the fabric does not declare "
+                          f"them: {who}; the fabric declares {declared} of the {runs} members{harm}",
+                          f"declare every member that runs in {field} (its node and address), in the order "
+                          "NODE_IPS has them where Kube-OVN's IC server runs it; remove a member from the cluster "
+                          "(cluster/leave on it) before you remove it from the fabric")
 
     def members(self) -> Check:
         problems: list[str] = []
@@ -349,7 +408,7 @@ class _Checks(Membership):
         if n == 2:
             return self.check("count", UNHEALTHY, f"2 members{stale}: two members cannot lose either "
                               "(a majority of 2 is 2)",
-                              kicks or "join a third member (ovsdb-tool join-cluster on a third host) and declare it")
+                              kicks or self.third_member())
         if n % 2 == 0:
             return self.check("count", UNHEALTHY,
                               f"{n} members{stale} tolerate {(n - 1) // 2} failure(s), no more than {n - 1} do, "
@@ -357,6 +416,18 @@ class _Checks(Membership):
                               kicks or "join one more member or remove one (cluster/leave on it)")
         return self.check("count", OK, f"{n} members: a majority is {n // 2 + 1}, "
                           f"{(n - 1) // 2} failure(s) tolerated")
+
+    def third_member(self) -> str:
+        """How a third member comes, by who runs the cluster."""
+        if self.declared is None:  # a Kube-OVN zone's ovn-central: one member per master node
+            return ("give the zone a third ovn-central member: Kube-OVN runs one per node labelled "
+                    "kube-ovn/role=master (NODE_IPS of the ovn-central Deployment), so label a third node and "
+                    "update ovn-central's NODE_IPS and replicas as Kube-OVN's install does")
+        if self.database.startswith("OVN_IC_"):
+            return ("declare a third member in interconnection.database.members: fabricgen's IC server then runs it "
+                    "and start-ic-db.sh joins it to the cluster")
+        return ("join a third member (ovsdb-tool join-cluster on a third host, its remotes the two members') and "
+                "declare it in the deployment's databases.members")
 
     def connections(self) -> Check:
         # A connection to a stale id is down for good (its address answers with another id):

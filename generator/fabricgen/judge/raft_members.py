@@ -139,10 +139,46 @@ class Membership:
         return tuple(merged.values()) or None
 
     @cached_property
-    def live_ids(self) -> set[str]:
-        """Short server ids of members that answered: their own ids are not stale."""
+    def answered_ids(self) -> set[str]:
+        """Short server ids of the members that answered."""
         ids = {s.server_id[:4] for s in self.statuses.values()}
         return ids | {r.sid[:4] for r in self.rows.values() if r.sid}
+
+    @cached_property
+    def heard_from(self) -> set[str]:
+        """Short ids of servers from which a member that answered has an incoming raft connection
+        up: each connected and said its own server id, so it runs, whether it answered or not.
+        raft.c names an incoming connection by its peer's entry (`raft_get_nickname`), and an
+        entry of a `tcp:` or `ssl:` address by its short id (`raft_address_to_nickname`), so only
+        such a nickname names one server; a `unix:` address's is its file name, which a stale
+        entry and the member that rejoined at that address share."""
+        heard: set[str] = set()
+        for status in self.statuses.values():
+            sids: dict[str, list[str]] = {}
+            for server in status.servers:
+                sids.setdefault(server.nickname, []).append(server.sid)
+            for connection in status.connections:
+                named = sids.get(connection.nickname, [])
+                if connection.up and not connection.outgoing and named == [connection.nickname]:
+                    heard.add(named[0])
+        return heard
+
+    @cached_property
+    def live_ids(self) -> set[str]:
+        """Short server ids of members that answered or were heard from: none of them is stale."""
+        return self.answered_ids | self.heard_from
+
+    @cached_property
+    def undeclared(self) -> tuple[Server, ...]:
+        """Server list entries of members that run (answered, or heard from) at an address no
+        declared member has and under no declared member's own id: members the fabric does not
+        declare. Empty where the fabric declares none."""
+        if self.declared is None:
+            return ()
+        known = {address_key(m.address) for m in self.declared}
+        own = {entry.sid for m in self.declared if (entry := self.listed_as(m.name)) is not None}
+        return tuple(s for s in self.configuration or () if s.sid in self.live_ids and s.sid not in own
+                     and address_key(s.address) not in known)
 
     @cached_property
     def known_addresses(self) -> set[str] | None:
@@ -263,4 +299,5 @@ def _first_line(text: str) -> str:
     """The first line of an error that is not an OVS log line (`2026-...|00001|unixctl|WARN|...`)."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     said = [line for line in lines if not _VLOG.match(line)] or lines
-    return (said[0] if said else "no output")[:200]
+    first = said[0] if said else "no output"
+    return first if len(first) <= 400 else first[:397] + "..."

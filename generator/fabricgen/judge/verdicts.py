@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fabricgen.judge import interconnection, objects, raft_health, routes, security_groups
+from fabricgen.judge import interconnection, objects, raft_health, routes, security_groups, subnet_ports
 from fabricgen.judge.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.judge.expected import AzIntent, intents
 from fabricgen.judge.raft_readings import MemberReading
@@ -106,6 +106,7 @@ def _az(build: Build, intent: AzIntent, az: AzLive, live: LiveFabric, wanted: Se
     out: list[Check] = []
     if az.objects is not None or az.objects_error is not None:
         out += objects.check(az, build.objects_within(intent.name), sync)
+        out += subnet_ports.check(az, build.objects_within(intent.name))
     out += interconnection.az_checks(build.plan.fabric, intent, az, live.ic, fabric)
     out += routes.check(intent, az, addresses, fabric, sync)
     out += routes.check_learned(intent, az, wanted)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 MAX_LENGTH = 4096  # a match longer than this is not a hand-written ACL
+MAX_PAREN_DEPTH = 100  # lib/expr.c MAX_PAREN_DEPTH: "Too many nested parentheses."
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
@@ -85,6 +86,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.tokens = _tokens(text)
         self.i = 0
+        self.depth = 0
         self.fields: list[str] = []
 
     @property
@@ -120,18 +122,21 @@ class _Parser:
             self.negation()
 
     def negation(self) -> None:
-        if self.peek.kind == "op" and self.peek.text == "!":
+        while self.peek.kind == "op" and self.peek.text == "!":  # a loop: a thousand `!` is no recursion
             self.take()
-            self.negation()
-            return
         self.primary()
 
     def primary(self) -> None:
         token = self.peek
         if token.kind == "op" and token.text == "(":
+            if self.depth >= MAX_PAREN_DEPTH:
+                raise MatchError(f"at character {token.at + 1}: too many nested parentheses (OVN's lib/expr.c "
+                                 f"refuses more than {MAX_PAREN_DEPTH})", token.at)
+            self.depth += 1
             self.take()
             self.expression()
             self.expect(")")
+            self.depth -= 1
             return
         if token.kind == "id":
             self.field()
@@ -199,6 +204,10 @@ def parse(text: str) -> tuple[str, ...]:
         raise MatchError("the match is empty; Kube-OVN refuses an ACL without one (pkg/ovs/ovn-nb-acl.go newACL)")
     if len(text) > MAX_LENGTH:
         raise MatchError(f"the match is {len(text)} characters long; at most {MAX_LENGTH}")
+    odd = next((i for i, c in enumerate(text) if not c.isprintable() and c not in " \t\n\r"), None)
+    if odd is not None:  # OVN's lexer refuses most of these (it reads blanks as space); none belongs in a match
+        raise MatchError(f"at character {odd + 1}: U+{ord(text[odd]):04X} is not printable; an OVN match is "
+                         "printable text", odd)
     parser = _Parser(text)
     parser.expression()
     if parser.peek.kind != "end":

@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
-from fabricgen.model.common import Label, Network, Section, Subdomain
+from fabricgen.model.common import HttpsUrl, Label, Network, Section, Subdomain
 from fabricgen.model.delivery import Destination
 from fabricgen.model.hosts import IFNAME
 
@@ -67,7 +67,7 @@ class KubernetesCluster(ConsumerBase):
     """`host_network_namespace`: the namespace whose NetworkPolicy selectors match host-network
     traffic. Upstream's dedicated `ovn-host-network` by default; fabricgen creates it. Not
     OVN-Kubernetes' own namespace, whose policies would then match host traffic."""
-    api_server: str = Field(pattern=r"^https://[^\s\x00-\x1f\x7f]+$")
+    api_server: HttpsUrl
     """Kubernetes API server URL (`k8s_apiserver`)."""
     cluster_subnet: Network = Field(default=IPv4Network("10.128.0.0/14"), alias="clusterSubnet")
     """Pod network (`cluster-subnets`)."""

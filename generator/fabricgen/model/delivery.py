@@ -5,17 +5,12 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
-from fabricgen.model.common import Label, Section, Subdomain
+from fabricgen.model.common import GitUrl, HttpsUrl, Label, Section, Subdomain
 
 # A relative path Argo CD and Flux can name as it is (`fabricPath`; the fabric's own directory
 # is used only when it matches too).
 PLAIN_PATH = r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$"
 
-GitURL = Annotated[
-    str,
-    Field(pattern=r"^(https|ssh|http)://[^\s\"'\\]+$", max_length=2048,
-          description="URL of the fabric's git repository (https://, http:// or ssh://)."),
-]
 Branch = Annotated[
     str,
     Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", max_length=255,
@@ -34,7 +29,7 @@ class Delivery(Section):
     OVN-Kubernetes cluster, the Flux GitRepository, and one Application and one Kustomization
     that keep these in sync with the fabric."""
 
-    repo_url: GitURL = Field(alias="repoURL")
+    repo_url: GitUrl = Field(alias="repoURL")
     """The fabric repository, as Argo CD and Flux clone it (https://, http:// or ssh://)."""
     branch: Branch = "main"
     """The branch both tools follow (`targetRevision`, `ref.branch`)."""
@@ -65,7 +60,7 @@ class Destination(Section):
 
     argocd_cluster: Subdomain | None = None
     """Argo CD cluster name (`destination.name`); default: the zone's or cluster's name."""
-    argocd_server: Annotated[str, Field(pattern=r"^https://[^\s\"'\\]+$", max_length=2048)] | None = None
+    argocd_server: HttpsUrl | None = None
     """Argo CD cluster API server URL (`destination.server`), instead of `argocdCluster`;
     `https://kubernetes.default.svc` is Argo CD's own cluster."""
     flux_kube_config_secret: Label | None = None

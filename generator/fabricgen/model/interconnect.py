@@ -2,17 +2,46 @@
 
 
 import re
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, ip_address
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from fabricgen.model.common import Address, Label, NodeName, Port, Section, SubnetCIDR
+from fabricgen.model.common import DNS_SUBDOMAIN, Label, NodeName, Port, Section, SubnetCIDR, written_as_text
 
 MAX_TRANSIT_SWITCHES = 156  # getTSCidr: 169.254.(100 + index).0/24
 _RELEASE = re.compile(r"^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 KUBE_OVN_IMAGE = "docker.io/kubeovn/kube-ovn"
+IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$"  # an image reference, as the fabric holds one
 DEFAULT_KUBE_OVN = "v1.16.2"
+# The first releases whose IC controller moves gw-nodes in place (kubeovn/kube-ovn commits fb3d77631
+# on release-1.15 and 37d4da488 on release-1.16, `classifyICConfig`).
+GATEWAY_CHANGE_IN_PLACE = ((1, 15, 24), (1, 16, 3))
+
+
+_HOST_NAME = re.compile(DNS_SUBDOMAIN)
+
+
+def _ic_host(value: str) -> str:
+    """An IP address (as `ip_address` writes it) or a DNS name, as `ic-db-host` may hold one."""
+    try:
+        return ip_address(value).compressed
+    except ValueError:
+        pass
+    if len(value) > 253 or not _HOST_NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is neither an IP address nor a DNS name (lower-case letters, digits, '-' "
+                         "and '.'); give the address or the name the zones reach the IC database at")
+    return value
+
+
+IcHost = Annotated[str, AfterValidator(_ic_host)]
+MemberAddress = Annotated[IPv4Address | IPv6Address, written_as_text("192.0.2.10")]
+
+
+def stream(protocol: str, host: str | IPv4Address | IPv6Address, port: int) -> str:
+    """An OVSDB remote, `PROTOCOL:HOST:PORT`, an IPv6 host in brackets as OVS writes it."""
+    text = str(host)
+    return f"{protocol}:[{text}]:{port}" if ":" in text else f"{protocol}:{text}:{port}"
 
 
 class DatabaseMember(Section):
@@ -21,8 +50,9 @@ class DatabaseMember(Section):
     node: NodeName
     """Kubernetes node name the member runs on; the IC server's replica is pinned to it by
     `kubernetes.io/hostname`, so the node needs no label."""
-    address: Address
-    """The node's InternalIP; zones reach the IC database on it."""
+    address: MemberAddress
+    """The node's InternalIP (IPv4 or IPv6, as Kube-OVN's `NODE_IPS` holds it); its raft peers
+    and, unless `hosts` says otherwise, the zones reach the IC database on it."""
 
 
 class Database(Section):
@@ -33,6 +63,13 @@ class Database(Section):
     Leave out for an IC database run outside every zone."""
     members: list[DatabaseMember] = Field(min_length=1)
     """Raft members: 1, or an odd number of at least 3. Two members cannot lose either."""
+    hosts: list[IcHost] | None = Field(default=None, min_length=1)
+    """What every zone's `ovn-ic-config` names in `ic-db-host`, and the OVN deployments' `ovn-ic`
+    connect to: IP addresses or DNS names (a VIP or load balancer in front of the members).
+    Kube-OVN makes `tcp:[HOST]:PORT` of each (`genHostAddress`). Default: every member's address.
+    Changing it changes every zone's `ovn-ic-config`, which rebuilds its interconnection (see
+    `diff`); naming fewer members than run leaves the zones without the IC database when those
+    are down (FG115). `fabricgen import` keeps what runs."""
     nb_port: Port = 6645
     """IC northbound port (`ic-nb-port`)."""
     sb_port: Port = 6646
@@ -40,13 +77,22 @@ class Database(Section):
     vxlan_mode: bool | None = None
     """Set `options:vxlan_mode=true` on the IC northbound database. Defaults to true when
     the encapsulation is vxlan; VXLAN without it drops cross-zone traffic silently."""
-    image: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")] | None = None
+    image: Annotated[str, Field(pattern=IMAGE_PATTERN)] | None = None
     """Kube-OVN image of the IC server and of its sidecar that configures the IC database.
     Default: `docker.io/kubeovn/kube-ovn:<kubeOvnVersion>` when `interconnection.kubeOvnVersion`
     names a release (`v1.15.0`), else `docker.io/kubeovn/kube-ovn:v1.16.2`. A different release
     than `kubeOvnVersion` is warning FG112."""
     leader_probe_interval: int = Field(default=5, ge=1, le=3600)
     """`OVN_LEADER_PROBE_INTERVAL` of the IC server, in seconds."""
+
+
+    def client_hosts(self) -> list[str]:
+        """`ic-db-host`'s entries: `hosts`, else every member's address."""
+        return list(self.hosts) if self.hosts is not None else [str(m.address) for m in self.members]
+
+    def remote(self, port: int) -> str:
+        """`tcp:HOST:PORT,...` over `client_hosts`: what a zone's or a deployment's ovn-ic reaches."""
+        return ",".join(stream("tcp", host, port) for host in self.client_hosts())
 
 
 class TransitSwitch(Section):
@@ -64,8 +110,9 @@ class TransitSwitch(Section):
     `install-ic-server.sh` installs 3; fabricgen's default is 1, as its explicit routes go over
     `ts` alone. The IC server deletes every switch beyond the count with its ports
     (`updateTS` runs `ovn-ic-nbctl ts-del`): never set it below what runs. `fabricgen import`
-    takes it from the live IC database, `status` reports live switches beyond it, and `diff`
-    cautions when it goes down. Up to 156 (169.254.255.0/24 is the last subnet)."""
+    takes it from the live IC server's `TS_NUM` and the IC database, `status` reports live switches
+    beyond it, and `diff` cautions on every change: up or down, every zone rebuilds its
+    interconnection with new transit addresses. Up to 156 (169.254.255.0/24 is the last subnet)."""
 
     def names(self) -> list[str]:
         """The transit switches the IC server keeps, in its order: `ts`, `ts1`, ..."""
@@ -99,10 +146,7 @@ class Interconnection(Section):
         when that names a release, else the default release's."""
         if self.database.image is not None:
             return self.database.image
-        version = self.kube_ovn_version
-        if version is not None and (match := _RELEASE.fullmatch(version)) and match[3] is not None:
-            return f"{KUBE_OVN_IMAGE}:v{match[1]}.{match[2]}.{match[3]}"
-        return f"{KUBE_OVN_IMAGE}:{DEFAULT_KUBE_OVN}"
+        return default_image(self.kube_ovn_version)
 
     @property
     def image_version(self) -> tuple[int, int, int | None] | None:
@@ -125,11 +169,33 @@ class Interconnection(Section):
         return (version[0], version[1]) if version else None
 
     @property
+    def gateway_change_in_place(self) -> bool | None:
+        """Whether the zones' Kube-OVN moves a zone's gateways in place when `gw-nodes` alone
+        changes (None: the version is not known). Up to v1.16.2 its IC controller's `getICState`
+        calls any change of ovn-ic-config icConfigChange and rebuilds the zone's interconnection
+        with a new random transit address; `classifyICConfig` (first in v1.16.3 and v1.15.24)
+        calls a change of gw-nodes alone icGatewayChange and moves the gateways in place."""
+        version = self.kube_ovn_full_version
+        if version is None:
+            return None
+        major, minor, patch = version[0], version[1], version[2] or 0
+        if (major, minor) == (1, 15):
+            return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[0]
+        return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[1]
+
+    @property
     def vxlan_mode(self) -> bool:
         """What fabricgen sets on the IC database: the explicit value, else on for vxlan."""
         if self.database.vxlan_mode is not None:
             return self.database.vxlan_mode
         return self.encapsulation == "vxlan"
+
+
+def default_image(kube_ovn_version: str | None) -> str:
+    """Kube-OVN's image of `kube_ovn_version` when that names a release, else the default release's."""
+    if kube_ovn_version is not None and (match := _RELEASE.fullmatch(kube_ovn_version)) and match[3] is not None:
+        return f"{KUBE_OVN_IMAGE}:v{match[1]}.{match[2]}.{match[3]}"
+    return f"{KUBE_OVN_IMAGE}:{DEFAULT_KUBE_OVN}"
 
 
 def transit_switch_name(first: str, index: int) -> str:

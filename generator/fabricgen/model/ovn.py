@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from fabricgen.model.common import Address, Label, Network, Port, Section, Subdomain
+from fabricgen.model.common import Address, Label, Network, Port, PrintableText, Section, Subdomain
 from fabricgen.model.consumers import Consumer
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.model.hosts import Host
@@ -133,7 +133,7 @@ class OvnDeployment(Section):
     """Join this deployment to the fabric's OVN interconnection as its own availability zone
     (needs the `interconnection` section, FG701). The supported way for two platforms that must not
     share one NB/SB pair to exchange traffic."""
-    shared_database_acknowledged: str | None = Field(default=None, min_length=20)
+    shared_database_acknowledged: PrintableText | None = Field(default=None, min_length=20)
     """Only for a deployment shared by OVN-Kubernetes and another platform, which fabricgen
     refuses (FG604): your reason, in words, for running it anyway. The error becomes a warning.
     Without it, give each platform its own deployment and join them with OVN interconnection."""

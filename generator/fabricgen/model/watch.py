@@ -4,9 +4,11 @@ from typing import Annotated
 
 from pydantic import Field
 
-from fabricgen.model.common import Label, Section
+from fabricgen.model.common import Label, Section, WebUrl
+from fabricgen.model.interconnect import IMAGE_PATTERN
 
-Image = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$", max_length=512)]
+Image = Annotated[str, Field(pattern=IMAGE_PATTERN, max_length=512)]
+PROMETHEUS_LABEL = r"^[a-zA-Z_][a-zA-Z0-9_]*$"  # Prometheus' label name syntax
 
 
 class Watch(Section):
@@ -32,3 +34,13 @@ class Watch(Section):
     zone's name), each with a token of that zone's `fabricgen-watch` ServiceAccount
     (`kubectl -n kube-system create token fabricgen-watch --duration=8760h`). fabricgen never
     writes it: a token in git is a token for everyone who reads the repository."""
+    runbook_url: WebUrl | None = None
+    """Where your on-call engineers open the watch's runbook, fabricgen's `docs/watching.md` (or
+    your copy of it), e.g. `https://git.example/net/fabric/blob/main/docs/watching.md`: each
+    alert's `runbook_url` is it with the alert's anchor. Without it the alerts carry none (a path
+    in a repository no pager can open); `fabricgen watching` prints the page."""
+    cluster_label: Annotated[str, Field(pattern=PROMETHEUS_LABEL, max_length=64)] = "cluster"
+    """The label that tells the zones' clusters apart where their kube-ovn-monitor series meet in
+    one Prometheus (an external label of each cluster's Prometheus, a relabelling): the
+    kube-ovn-monitor alerts keep it, so one zone's leader never hides another's lost one. A
+    series without it is grouped as before."""

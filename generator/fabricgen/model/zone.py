@@ -6,7 +6,16 @@ from typing import Literal
 
 from pydantic import Field
 
-from fabricgen.model.common import Address, Label, Network, NodeName, Section, Subdomain, SubnetCIDR
+from fabricgen.model.common import (
+    Address,
+    Label,
+    Network,
+    NodeName,
+    PrintableText,
+    Section,
+    Subdomain,
+    SubnetCIDR,
+)
 from fabricgen.model.delivery import Destination
 from fabricgen.model.nat_gateway import ExternalNetwork
 from fabricgen.model.tenancy import Peering, Vpc
@@ -73,7 +82,7 @@ class PolicyRoute(Section):
     priority: int = Field(ge=0, le=32767)
     """Not 29500, which Kube-OVN deletes every 5 seconds (FG304); a 31000 policy must not match a
     local subnet (FG305)."""
-    match: str = Field(min_length=1, pattern=r"^[^\n\r]+$")
+    match: PrintableText = Field(min_length=1)
     """OVN match expression, one line, e.g. `ip4.dst == 10.0.0.0/8`."""
     action: Literal["allow", "drop", "reroute"]
     """`reroute` needs `nextHopIP`; the others take none (FG306)."""

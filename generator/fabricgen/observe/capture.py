@@ -66,6 +66,8 @@ class Observation:
         said = said if len(said) <= 300 else said[:297] + "..."
         how = "could not be run" if self.exit == NOT_RUN else f"exited {self.exit}"
         command = " ".join(self.argv[:6]) + (" ..." if len(self.argv) > 6 else "")
+        if len(command) > 100:  # a long argument (a query's JSON): the message matters more
+            command = command[:97] + "..."
         return f"`{command}` {how}" + (f": {said}" if said else "")
 
 

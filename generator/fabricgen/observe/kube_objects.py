@@ -55,6 +55,7 @@ Normalising
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -231,16 +232,24 @@ def _refuse_anchors_and_tags(text: str, name: str) -> None:
     refused where it stands, read from the event stream (the loaded document keeps no trace of a
     scalar's anchor or a `!!map` tag)."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.events import AliasEvent
+    from ruamel.yaml.events import AliasEvent, ScalarEvent
 
     for event in YAML(typ="safe", pure=True).parse(text):
         anchor, tag = getattr(event, "anchor", None), getattr(event, "tag", None)
         what = ("YAML anchors and aliases (an alias)" if isinstance(event, AliasEvent)
                 else "YAML anchors and aliases (an anchor)" if anchor else f"YAML tag {tag}" if tag else None)
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if what is not None:
-            line = event.start_mark.line + 1 if event.start_mark is not None else 1
             raise KubeInputError(f"{name}:{line}: {what} in the document; kubectl never writes anchors, aliases "
                                  "or tags: pass its output unchanged")
+        if isinstance(event, ScalarEvent) and not event.style and _LONG_NUMBER.fullmatch(event.value):
+            # a plain scalar YAML reads as an integer: past an int64 no object holds it, and Python
+            # refuses to make one of more than 4,300 digits
+            raise KubeInputError(f"{name}:{line}: an integer of {len(event.value.lstrip('+-'))} digits, which no "
+                                 "Kubernetes object holds (an int64 has 19); pass kubectl's output unchanged")
+
+
+_LONG_NUMBER = re.compile(rf"[-+]?(0[xo])?[0-9_]{{{json_bounds.MAX_INT_DIGITS + 1},}}")
 
 
 def _line_of(node: Any) -> int | None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricgen.errors import FabricgenError
-from fabricgen.observe import icsb_show, kube_objects, neutron_rows
+from fabricgen.live_text import escape
+from fabricgen.observe import icsb_show, json_bounds, kube_objects, neutron_rows
 from fabricgen.observe import read_commands as cmd
 from fabricgen.observe.capture import Observation
 from fabricgen.observe.kube_objects import LiveObject, ObjectId
@@ -251,7 +252,7 @@ def _pods(obs: Observation) -> list[Pod] | str:
     if not obs.ok:
         return obs.failure()
     try:
-        doc = json.loads(obs.stdout)
+        doc = json.loads(obs.stdout, parse_int=json_bounds.parse_int, parse_constant=json_bounds.parse_constant)
         items = doc.get("items", []) if isinstance(doc, dict) else []
         out = []
         for item in items:
@@ -264,8 +265,8 @@ def _pods(obs: Observation) -> list[Pod] | str:
                            {str(k): str(v) for k, v in (item["metadata"].get("labels") or {}).items()},
                            status.get("phase") == "Running" and ready))
         return sorted(out, key=lambda p: p.name)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return f"`kubectl get pods` printed no pod list: {exc}"
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        return f"`kubectl get pods` printed no pod list: {escape(str(exc))[:300]}"
 
 
 def _chosen(pods: Sequence[Pod], label: str) -> Pod | None:
@@ -334,13 +335,15 @@ LISTED = ("configurations.kubeovn.io", "vpcs.kubeovn.io", "subnets.kubeovn.io",
           "network-attachment-definitions.k8s.cni.cncf.io", "provider-networks.kubeovn.io", "vlans.kubeovn.io",
           "vpc-nat-gateways.kubeovn.io", "iptables-eips.kubeovn.io", "iptables-snat-rules.kubeovn.io",
           "iptables-dnat-rules.kubeovn.io", "nodes")
-NAMED = ("configmaps/ovn-ic-config", "configmaps/ovn-vpc-nat-gw-config")  # in kube-system
+# In kube-system, read by name in every zone: the ConfigMaps import reads, and the IC server whose
+# NODE_IPS say how many raft members run (install-ic-server.sh's, where the fabric runs none yet).
+NAMED = ("configmaps/ovn-ic-config", "configmaps/ovn-vpc-nat-gw-config", "deployments.apps/ovn-ic-server")
 CANAL = "helmcharts.helm.cattle.io/rke2-canal"  # RKE2's Canal, for its pod range; absent elsewhere
 
 
 def _named(build: Build, zone: str, always: Sequence[str] = NAMED) -> dict[str, list[str]]:
     """`TYPE/NAME` of the objects read by name, per namespace: the zone's rendered objects of the
-    kinds not read whole (`LISTED`), and `always` in kube-system (the ConfigMaps `import` reads);
+    kinds not read whole (`LISTED`), and `always` in kube-system (what `import` reads by name);
     cluster-scoped ones go with the first namespace (`-n` does not apply to them)."""
     namespaced: dict[str, list[str]] = {KUBE_SYSTEM: list(always)} if always else {}
     cluster: list[str] = []

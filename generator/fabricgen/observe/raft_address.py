@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from ipaddress import ip_address
 
-_INET = re.compile(r"^(?P<proto>tcp|ssl):(?:\[(?P<bracketed>[^\]]*)\]|(?P<bare>[^:\[\]]*)):(?P<port>\d+)$")
+_INET = re.compile(r"^(?P<proto>tcp|ssl):(?:\[(?P<bracketed>[^\]]*)\]|(?P<bare>[^:\[\]]*)):(?P<port>\d{1,5})$")
 
 
 def key(address: str) -> str:

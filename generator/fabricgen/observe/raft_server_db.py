@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from fabricgen.live_text import escape
+from fabricgen.observe import json_bounds
 from fabricgen.observe.raft_status import RaftParseError
 
 SERVER_COLUMNS = ("name", "model", "connected", "leader", "cid", "sid", "index")
@@ -50,9 +52,13 @@ def parse_server_databases(text: str, name: str) -> dict[str, ServerRow]:
     """The rows `server_databases_argv` prints (`[{"rows": [...]}]`), by database name.
     Raises RaftParseError for anything else, e.g. `[{"error": ...}]` or an error message."""
     try:
-        result = json.loads(text)
+        result = json.loads(text, parse_int=json_bounds.parse_int, parse_constant=json_bounds.parse_constant)
     except json.JSONDecodeError as exc:
         raise RaftParseError(name, exc.lineno, f"not the JSON result of `ovsdb-client query`: {exc.msg}") from None
+    except json_bounds.OddNumber as exc:
+        raise RaftParseError(name, 1, f"{exc}, which no `_Server` column holds") from None
+    except RecursionError:
+        raise RaftParseError(name, 1, "nests too deeply for the result of `ovsdb-client query`") from None
     if not (isinstance(result, list) and result and isinstance(result[0], dict)):
         raise RaftParseError(name, 1, "not the result of one `select` on the `_Server` database")
     if "rows" not in result[0]:
@@ -67,7 +73,7 @@ def parse_server_databases(text: str, name: str) -> dict[str, ServerRow]:
                                cid=_optional_uuid(row["cid"]), sid=_optional_uuid(row["sid"]),
                                index=_optional_int(row["index"]))
         except (KeyError, TypeError, ValueError) as exc:
-            raise RaftParseError(name, 1, f"unexpected `Database` row {row!r}: {exc}") from None
+            raise RaftParseError(name, 1, f"unexpected `Database` row {escape(repr(row))[:200]}: {exc}") from None
         rows[parsed.name] = parsed
     return rows
 

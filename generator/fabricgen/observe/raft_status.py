@@ -139,6 +139,7 @@ class ClusterStatus:
         return next((s for s in self.servers if s.nickname == nickname), None)
 
 
+_LONG_NUMBER = re.compile(r"[0-9]{21,}")
 _ID = re.compile(r"^([0-9a-f]{4}) \(([0-9a-f-]{36})\)$")
 _SERVER = re.compile(r"^    (\S+) \(([0-9a-f]{4}) at ([^)]*)\)(.*)$")
 _CHANGE = re.compile(r"^(Adding|Removing) server (\S+) \(([0-9a-f]{4}) at ([^)]*)\) \(([^)]*)\)$")
@@ -167,6 +168,11 @@ def parse_cluster_status(text: str, name: str) -> ClusterStatus:
     database answers, or `ovn-appctl: cannot connect ...`) is refused at line 1; every field
     raft.c always prints must be there. Lines it does not know are skipped."""
     lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        long = _LONG_NUMBER.search(line)
+        if long is not None:  # past an int64: raft.c prints its terms, indexes and timers as 64-bit
+            raise RaftParseError(name, number, f"a number of {len(long[0])} digits, which `cluster/status` never "
+                                               "prints (its terms, indexes and timers are 64-bit)")
     if not lines or not lines[0].strip() or len(lines[0].split()) != 1:
         first = lines[0] if lines else ""
         raise RaftParseError(name, 1, f"not the output of `cluster/status`: {first!r}")

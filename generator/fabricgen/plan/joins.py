@@ -28,8 +28,8 @@ def transit_mac(az: str) -> str:
 
 
 def ic_remote(db: Database, port: int) -> str:
-    """`tcp:IP:PORT,...` over the IC database's raft members."""
-    return ",".join(f"tcp:{m.address}:{port}" for m in db.members)
+    """`tcp:HOST:PORT,...` over what the zones reach the IC database at (`Database.remote`)."""
+    return db.remote(port)
 
 
 @dataclass(frozen=True)

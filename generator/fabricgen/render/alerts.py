@@ -43,7 +43,6 @@ DIRECTORY = PurePosixPath("_monitoring")
 RULE_FILE = "prometheus-rules.yml"
 OPERATOR_FILE = "prometheusrule.yaml"
 NAMESPACE = "cattle-monitoring-system"  # where SUSE Virtualization's monitoring add-on runs
-RUNBOOK = "docs/watching.md"
 CHECK = "fabricgen_status_check"
 
 
@@ -57,17 +56,23 @@ class Alert:
     fix: str
     source: str  # whose metric: fabricgen, or the upstream file that defines it
 
-    def rule(self, site: str) -> dict[str, Any]:
-        """The rule for one site: fabricgen's series of that site only. The fix says FABRIC, not the
-        fabric's path: a path is the user's to name, and no path reaches generated content but
-        the provenance header (`tests/test_provenance.py`)."""
-        return {"alert": self.name, "expr": self.expr.replace(SITE, f'site="{site}",'), "for": self.wait,
-                "labels": {"severity": self.severity, "fabric": site},
-                "annotations": {"summary": self.summary, "description": self.fix,
-                                "runbook_url": f"{RUNBOOK}#{self.name.lower()}"}}
+    def rule(self, site: str, runbook: str | None = None, cluster_label: str = "cluster") -> dict[str, Any]:
+        """The rule for one site: fabricgen's series of that site only, kube-ovn-monitor's grouped
+        by `cluster_label` too. The fix says FABRIC, not the fabric's path: a path is the user's to
+        name, and no path reaches generated content but the provenance header
+        (`tests/test_provenance.py`). `runbook`: the page's URL (`watch.runbookUrl`); without one
+        there is no runbook_url (a relative path is nothing a pager can open)."""
+        annotations = {"summary": self.summary.replace(CLUSTER, cluster_label), "description": self.fix}
+        if runbook is not None:
+            annotations["runbook_url"] = f"{runbook}#{self.name.lower()}"
+        return {"alert": self.name,
+                "expr": self.expr.replace(SITE, f'site="{site}",').replace(CLUSTER, cluster_label),
+                "for": self.wait, "labels": {"severity": self.severity, "fabric": site},
+                "annotations": annotations}
 
 
 SITE = "SITE,"  # in an expression: where the site's selector goes (`Alert.rule`)
+CLUSTER = "CLUSTER_LABEL"  # where the label telling clusters apart goes (`watch.clusterLabel`)
 
 
 def _state(checks: str, states: str) -> str:
@@ -110,6 +115,18 @@ ALERTS: tuple[Alert, ...] = (
           f"{WHERE}: the live fabric differs from fabric.yaml ({{{{ $labels.check }}}})",
           "`fabricgen status FABRIC -q` says what differs; sync the rendered output, or change the fabric.",
           "fabricgen"),
+    # Nothing of the IC database could be read (every check of it unreachable: its tables, its
+    # members) while the exporter reads something else: the IC database is down, not the
+    # exporter's access, which leaves nothing read at all (FabricUnread's warning)
+    Alert("FabricIcDatabaseDown",
+          f'count by (site) ({CHECK}{{{SITE}scope="ic",state="unreachable"}} == 1) '
+          f'unless on (site) count by (site) ({CHECK}{{{SITE}scope="ic",state!="unreachable"}} == 1) '
+          f'and on (site) count by (site) ({CHECK}{{{SITE}scope!="ic",state!="unreachable"}} == 1)', "2m", "critical",
+          "the IC database answers on no member while the rest of the fabric answers",
+          "No zone's ovn-ic reaches the IC database: new routes, gateways and AZs stop propagating, and a "
+          "restarted ovn-ic cannot rejoin. Start the IC server's members (`kubectl -n kube-system get pods -l "
+          "app=ovn-ic-server` in the zone running it), then `fabricgen status FABRIC -q`; if a member lost its "
+          "files, recover as `fabricgen status` says, one member at a time.", "fabricgen"),
     Alert("FabricUnread", f'{CHECK}{{{SITE}state="unreachable"}} == 1', "15m", "warning",
           f"{WHERE}: part of the fabric could not be read ({{{{ $labels.check }}}})",
           "Nothing is known about it. Check the exporter's access (kubeconfig, endpoints) and the database.",
@@ -117,25 +134,39 @@ ALERTS: tuple[Alert, ...] = (
     Alert("FabricWatchAbsent", f"absent(fabricgen_status_verdict{{{SITE}}})", "15m", "warning",
           "no reading of the fabric for 15 minutes",
           "Nothing watches the fabric: the exporter is down or not scraped.", "fabricgen"),
-    Alert("KubeOvnRaftNoLeader", "max by (db_name) (kube_ovn_cluster_leader_self) < 1", "2m", "critical",
-          "{{ $labels.db_name }}: no member of this zone's raft cluster is leader",
+    Alert("KubeOvnRaftNoLeader", f"max by ({CLUSTER}, db_name) (kube_ovn_cluster_leader_self) < 1", "2m",
+          "critical", f"{{{{ with $labels.{CLUSTER} }}}}{{{{ . }}}} {{{{ end }}}}{{{{ $labels.db_name }}}}: no member "
+          "of this zone's raft cluster is leader",
           "The zone's NB or SB refuses writes. Check the ovn-central pods (`kubectl ko nb status`, `sb status`).",
           "kubeovn/kube-ovn pkg/ovnmonitor/metric.go cluster_leader_self"),
     Alert("KubeOvnRaftMemberNotInCluster", 'kube_ovn_cluster_status{server_status!="cluster member"} == 1', "10m",
           "warning", "{{ $labels.db_name }} on {{ $labels.hostname }}: {{ $labels.server_status }}",
           "A member is out of its raft cluster. `kubectl ko nb status` / `sb status` on the pod, then rejoin it or "
           "kick its stale server id.", "kubeovn/kube-ovn pkg/ovnmonitor/metric.go cluster_status"),
-    Alert("KubeOvnDatabaseUnhealthy", "kube_ovn_ovn_status == 0", "5m", "warning",
+    Alert("KubeOvnDatabaseUnhealthy", "kube_ovn_db_status == 0", "5m", "warning",
+          "{{ $labels.db_name }} on {{ $labels.hostname }} is unhealthy",
+          "kube-ovn-monitor restores the database by itself after six failed checks of it in a row "
+          "(exportOvnDBStatusGauge runs restore-ovn-nb-db.sh); check why it failed before it does.",
+          "kubeovn/kube-ovn pkg/ovnmonitor/metric.go db_status, exporter.go exportOvnDBStatusGauge"),
+    Alert("KubeOvnComponentUnhealthy", "kube_ovn_ovn_status == 0", "5m", "warning",
           "{{ $labels.component }} on {{ $labels.hostname }} is unhealthy",
-          "kube-ovn-monitor restores the database by itself after six failed checks "
-          "(restore-ovn-nb-db.sh); check why it failed before it does.",
+          "An OVN daemon of this zone (northd, a database server, ovn-controller) fails its health check; "
+          "kube-ovn-monitor restores nothing for it: check the pod's logs.",
           "kubeovn/kube-ovn pkg/ovnmonitor/metric.go ovn_status"),
 )
 
 
-def groups(site: str) -> list[dict[str, Any]]:
-    return [{"name": f"fabricgen-{site}", "rules": [a.rule(site) for a in ALERTS if a.source == "fabricgen"]},
-            {"name": f"fabricgen-{site}-kube-ovn", "rules": [a.rule(site) for a in ALERTS if a.source != "fabricgen"]}]
+def groups(site: str, runbook: str | None = None, cluster_label: str = "cluster") -> list[dict[str, Any]]:
+    ours = [a.rule(site, runbook, cluster_label) for a in ALERTS if a.source == "fabricgen"]
+    kube_ovn = [a.rule(site, runbook, cluster_label) for a in ALERTS if a.source != "fabricgen"]
+    return [{"name": f"fabricgen-{site}", "rules": ours}, {"name": f"fabricgen-{site}-kube-ovn", "rules": kube_ovn}]
+
+
+def _groups(plan: Plan) -> list[dict[str, Any]]:
+    watch = plan.fabric.watch
+    if watch is None:
+        return groups(plan.fabric.metadata.name)
+    return groups(plan.fabric.metadata.name, watch.runbook_url, watch.cluster_label)
 
 
 def prometheus_rule(plan: Plan) -> dict[str, Any]:
@@ -143,13 +174,12 @@ def prometheus_rule(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
             "metadata": md.metadata(f"fabricgen-{site}", NAMESPACE, plan.source_name,
                                     labels={"release": "rancher-monitoring"}),
-            "spec": {"groups": groups(site)}}
+            "spec": {"groups": _groups(plan)}}
 
 
 def render(plan: Plan) -> list[Artifact]:
     fabric = plan.fabric
     if fabric.interconnection is None and not fabric.ovn_deployments:
         return []
-    site = fabric.metadata.name
-    return [TextFile(DIRECTORY / RULE_FILE, header(plan) + manifest_yaml.dump({"groups": groups(site)})),
+    return [TextFile(DIRECTORY / RULE_FILE, header(plan) + manifest_yaml.dump({"groups": _groups(plan)})),
             TextFile(DIRECTORY / OPERATOR_FILE, header(plan) + "---\n" + manifest_yaml.dump(prometheus_rule(plan)))]

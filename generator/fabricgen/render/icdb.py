@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from fabricgen.model.interconnect import Database
+from fabricgen.model.interconnect import Database, stream
 from fabricgen.plan.zones import Plan, ZonePlan
 from fabricgen.render import host_tree
 from fabricgen.render import metadata as md
@@ -42,7 +42,8 @@ HOST_PATHS = (("host-run-ovn", "/var/run/ovn"), ("host-config-ovn", "/etc/ovn"),
 
 
 def nb_remote(db: Database) -> str:
-    return ",".join(f"tcp:{m.address}:{db.nb_port}" for m in db.members)
+    """The IC northbound at its members (the sidecar runs beside one of them)."""
+    return ",".join(stream("tcp", m.address, db.nb_port) for m in db.members)
 
 
 def script(plan: Plan) -> str:

@@ -45,7 +45,7 @@ def ic_config(plan: Plan, zone: ZonePlan) -> KubeObject:
         "data": {
             "enable-ic": "true",
             "az-name": zone.name,
-            "ic-db-host": ",".join(str(m.address) for m in db.members),
+            "ic-db-host": ",".join(db.client_hosts()),
             "ic-nb-port": str(db.nb_port),
             "ic-sb-port": str(db.sb_port),
             "gw-nodes": ",".join(zone.zone.gateway_nodes),

@@ -65,10 +65,12 @@ LISTED: dict[str, tuple[str, ...]] = {
     "k8s.cni.cncf.io": ("network-attachment-definitions",),
     "": ("nodes",),
 }
-# What it reads by name in every zone: `ovn-ic-config` and `ovn-vpc-nat-gw-config`
-# (`live_fabric.NAMED`), RKE2's Canal HelmChart (`CANAL`), and these objects themselves.
+# What it reads by name in every zone: `ovn-ic-config`, `ovn-vpc-nat-gw-config` and the IC
+# server's Deployment (`live_fabric.NAMED`), RKE2's Canal HelmChart (`CANAL`), and these objects
+# themselves.
 ALWAYS_NAMED: dict[str, tuple[str, ...]] = {
     "": ("configmaps", "serviceaccounts"),
+    "apps": ("deployments",),
     "rbac.authorization.k8s.io": ("clusterroles", "clusterrolebindings", "roles", "rolebindings"),
     "helm.cattle.io": ("helmcharts",),
 }
@@ -76,14 +78,11 @@ ALWAYS_NAMED: dict[str, tuple[str, ...]] = {
 
 def named_reads(plan: Plan, zone: ZonePlan) -> dict[str, tuple[str, ...]]:
     """Per API group, the resources status gets by name in `zone`: what every zone has, and the
-    kinds this zone's other objects add (its Namespaces, the IC server's Deployment). A test
-    holds them against status's requests."""
+    kinds this zone's other objects add (its Namespaces). A test holds them against status's
+    requests."""
     out = {group: list(resources) for group, resources in ALWAYS_NAMED.items()}
     if namespaces.names(zone):
         out[""].append("namespaces")
-    ic = plan.fabric.interconnection
-    if ic is not None and ic.database.zone == zone.name:
-        out["apps"] = ["deployments"]
     return {group: tuple(resources) for group, resources in out.items()}
 
 

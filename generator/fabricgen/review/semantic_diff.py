@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fabricgen.model import Fabric
+from fabricgen.model.interconnect import Interconnection
 from fabricgen.model.zone import Zone
 from fabricgen.pipeline import Build
 from fabricgen.review.policy_changes import policy_notes
@@ -195,26 +196,10 @@ def _each(pairs: Sequence[tuple[str, str]]) -> str:
     return "; ".join(f"{zone} {detail}" for zone, detail in pairs)
 
 
-# How Kube-OVN's IC controller treats a changed ovn-ic-config (kubeovn/kube-ovn
-# pkg/ovn_ic_controller): up to v1.16.2 `getICState` calls any difference icConfigChange, and
-# resyncInterConnection tears that zone's interconnection down (its ports, learned routes and
-# gateway labels) and re-establishes it, so the zone gets a new random transit address; the
-# other zones are untouched. `classifyICConfig` (commit 37d4da488 on release-1.16, first in
-# v1.16.3; fb3d77631 on release-1.15, first in v1.15.24; master's ad10f798) calls a change of
-# gw-nodes alone icGatewayChange and moves the gateways in place.
-GATEWAY_CHANGE_IN_PLACE = ((1, 15, 24), (1, 16, 3))
-
-
 def gateway_change_in_place(fabric: Fabric) -> bool | None:
     """Whether the zones' Kube-OVN moves gw-nodes without rebuilding (None: version unknown)."""
     ic = fabric.interconnection
-    version = ic.kube_ovn_full_version if ic is not None else None
-    if version is None:
-        return None
-    major, minor, patch = version[0], version[1], version[2] or 0
-    if (major, minor) == (1, 15):
-        return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[0]
-    return (major, minor, patch) >= GATEWAY_CHANGE_IN_PLACE[1]
+    return ic.gateway_change_in_place if ic is not None else None
 
 
 def _kube_ovn(fabric: Fabric) -> str:
@@ -293,7 +278,7 @@ def _ic_config_besides_gateways(fabric: Fabric) -> tuple[object, ...]:
     if ic is None:
         return ()
     db = ic.database
-    return tuple(str(m.address) for m in db.members), db.nb_port, db.sb_port, ic.auto_route
+    return tuple(db.client_hosts()), db.nb_port, db.sb_port, ic.auto_route
 
 
 def _tenant_cautions(pairs: Sequence[tuple[Zone, Zone]]) -> list[Caution]:
@@ -330,25 +315,48 @@ def _interconnection_cautions(base: Fabric, head: Fabric, zones: list[str], fabr
     if members != [(m.node, str(m.address)) for m in b.database.members]:
         old = _names([f"{n} {ip}" for n, ip in members])
         new = _names([f"{m.node} {m.address}" for m in b.database.members])
+        hosting = b.database.zone or a.database.zone
+        notes.append(Caution((hosting,) if hosting else (), (
+            f"the IC database members change ({old} -> {new}): the raft cluster must change with them, one member "
+            "at a time (join a new member before you remove one, cluster/leave on a member before it goes), never "
+            "below a majority of what runs; the IC server's replicas and NODE_IPS follow the fabric")))
+    if a.database.client_hosts() != b.database.client_hosts():
         notes.append(Caution((*zones, *deployments), (
-            f"the IC database members change ({old} -> {new}): every zone's ovn-ic-config changes (ic-db-host), so "
-            "Kube-OVN re-establishes every zone's interconnection with new random transit addresses, and each OVN "
-            "deployment's ovn-ic must be restarted with the new ovn-ic.service.d settings; " + _rebuild(fabric)),
-            ic_config=True))
+            f"ic-db-host changes ({_names(a.database.client_hosts())} -> {_names(b.database.client_hosts())}): "
+            "every zone's ovn-ic-config changes, so Kube-OVN re-establishes every zone's interconnection with new "
+            "random transit addresses, and each OVN deployment's ovn-ic must be restarted with the new "
+            "ovn-ic.service.d settings; " + _rebuild(fabric)), ic_config=True))
     if a.encapsulation != b.encapsulation:
         notes.append(Caution((*zones, *deployments), (
             f"the interconnection's encapsulation changes {a.encapsulation} -> {b.encapsulation}: the IC gateways "
             "of every AZ must switch tunnel type together (Kube-OVN's network type, the deployments' "
             "ovn-encap-type); until all have, traffic between AZs drops. Plan a maintenance window")))
-    kept = set(b.transit_switch.names())
-    dropped = [n for n in a.transit_switch.names() if n not in kept]
-    if dropped and b.database.zone is not None:
-        notes.append(Caution((b.database.zone,), (
-            f"the transit switches go {a.transit_switch.count} -> {b.transit_switch.count}: the IC server deletes "
-            f"{_names(dropped)} with every zone's port on them (Kube-OVN's updateTS in "
-            "pkg/ovn_leader_checker/ovn.go runs ovn-ic-nbctl ts-del beyond TS_NUM), and the ECMP paths over them "
-            "go; check with fabricgen status that no traffic needs them")))
+    if a.transit_switch.names() != b.transit_switch.names() and b.database.zone is not None:
+        notes.append(Caution((*zones, *deployments), _transit_switches_change(a, b, fabric), ic_config=True))
     return notes
+
+
+def _transit_switches_change(a: Interconnection, b: Interconnection, fabric: str) -> str:
+    """What a change of the IC server's transit switch list does. Kube-OVN's IC server creates or
+    deletes switches to keep TS_NUM (`updateTS` in pkg/ovn_leader_checker/ovn.go; `ts-del` beyond
+    it), and every zone's IC controller calls any change of the IC northbound's switch list an
+    icConfigChange (`getICState` in pkg/ovn_ic_controller, v1.16.2 to master): it tears the zone's
+    interconnection down and re-establishes it, each zone with new random transit addresses
+    (`acquireLrpAddress`), up or down alike."""
+    old, new = a.transit_switch.names(), b.transit_switch.names()
+    added = [n for n in new if n not in old]
+    dropped = [n for n in old if n not in new]
+    what = []
+    if added:
+        what.append(f"the IC server creates {_names(added)}")
+    if dropped:
+        what.append(f"the IC server deletes {_names(dropped)} with every zone's port on them (updateTS runs "
+                    "ovn-ic-nbctl ts-del beyond TS_NUM), and the ECMP paths over them go")
+    return (f"the transit switches go {_names(old)} -> {_names(new)}: {'; '.join(what) or 'the list changes'}; "
+            "every zone's Kube-OVN then sees the IC northbound's transit switch list change and tears its "
+            "interconnection down and re-establishes it with new random transit addresses (getICState in "
+            "pkg/ovn_ic_controller calls it icConfigChange, in every release), so every rendered route's next hop "
+            f"is stale until the addresses are read again; {_rebuild(fabric)}")
 
 
 def _deployment_cautions(base: Fabric, head: Fabric) -> list[Caution]:

@@ -207,3 +207,43 @@ def external_ic_database_vxlan_mode(fabric: Fabric) -> Iterator[Finding]:
                   f"database), run {rendered}/{fabric.metadata.name}/_host/_ic-db/configure-ic-db.sh where it "
                   "reaches the IC northbound database, or run the database in a zone (database.zone); "
                   "`fabricgen status` reports a database without it", Severity.WARNING)
+
+
+# start-ic-db.sh passes ovn-ctl no client port, so the IC server listens on ovn-ctl's defaults
+# (kubeovn/kube-ovn dist/images/start-ic-db.sh; ovn `utilities/ovn-ctl` DB_IC_NB_PORT, DB_IC_SB_PORT).
+KUBE_OVN_IC_PORTS = {"nbPort": 6645, "sbPort": 6646}
+
+
+@rule("FG114", "ic-server-ports",
+      "The IC database runs in a zone on other ports than 6645/6646, where Kube-OVN's IC server never listens.")
+def ic_server_ports(fabric: Fabric) -> Iterator[Finding]:
+    ic = fabric.interconnection
+    if ic is None or ic.database.zone is None:
+        return
+    given = {"nbPort": ic.database.nb_port, "sbPort": ic.database.sb_port}
+    for field, port in given.items():
+        wanted = KUBE_OVN_IC_PORTS[field]
+        if port != wanted:
+            yield Finding("FG114", ("interconnection", "database", field),
+                          f"{field} {port}: the IC server fabricgen runs in zone {ic.database.zone} is Kube-OVN's "
+                          f"start-ic-db.sh, which always listens on {wanted}, while every zone's ovn-ic-config "
+                          f"would send its ovn-ic to {port}, so no zone joins; use {wanted}, or leave "
+                          "database.zone out and run the IC database yourself on the ports you choose")
+
+
+@rule("FG115", "ic-db-host-subset",
+      "ic-db-host names fewer IC database members than run: the zones lose the database when those are down.")
+def ic_db_host_subset(fabric: Fabric) -> Iterator[Finding]:
+    ic = fabric.interconnection
+    if ic is None or ic.database.hosts is None:
+        return
+    members = {str(m.address) for m in ic.database.members}
+    hosts = set(ic.database.hosts)
+    if hosts <= members and len(hosts) < len(members):
+        left = sorted(members - hosts)
+        yield Finding("FG115", ("interconnection", "database", "hosts"),
+                      f"ic-db-host names {len(hosts)} of the {len(members)} members ({', '.join(sorted(hosts))}): "
+                      f"every zone's ovn-ic reaches the IC database only there, so it loses it while those are down, "
+                      f"though {', '.join(left)} still run it; list every member (or leave hosts out), and know "
+                      "that changing ic-db-host rebuilds every zone's interconnection (fabricgen diff says so)",
+                      Severity.WARNING)

@@ -12,7 +12,10 @@
 --   that conflicts (validateSubnetVlan's "has invalid conflict vlan", told from a VLAN not found
 --   yet, which Kube-OVN retries, by the whole message it writes);
 -- - every other Ready False is Progressing with its reason and message: Kube-OVN requeues it
---   (an OVN transaction that failed, a VLAN created after the subnet, no gateway node Ready).
+--   (an OVN transaction that failed, a VLAN created after the subnet, no gateway node Ready);
+-- - an update that fails before any status patch (validateVpcBySubnet, IPAM, CreateLogicalSwitch,
+--   the DHCP options) leaves Ready True from the last success, and nothing in the status tells it:
+--   the Healthy message says so, and `fabricgen status` checks the subnet's router port in OVN.
 local hs = {}
 local function text(value)
   if value == nil then
@@ -41,7 +44,7 @@ if validated ~= nil and validated.status == "False" then
 end
 if ready ~= nil and ready.status == "True" then
   hs.status = "Healthy"
-  hs.message = "Subnet is ready"
+  hs.message = "Subnet is ready (Kube-OVN records no generation in its conditions: an update that failed since still reads ready; fabricgen status checks its router port in OVN)"
   return hs
 end
 if ready == nil then
