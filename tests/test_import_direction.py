@@ -19,13 +19,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "generator" / "fabricgen"
 
 # Shared by every stage: the exit codes, located diagnostics and the errors that carry them.
-SHARED = ("exit_codes", "diagnostics", "errors", "regular_file", "held_signals", "escapes")
+SHARED = ("exit_codes", "diagnostics", "errors", "files", "escapes")
 
 # unit: the units it may import from (besides SHARED, which all may import, and itself)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "exit_codes": (),
-    "regular_file": (),
-    "held_signals": (),
+    "files": (),
     "escapes": (),
     "diagnostics": (),
     "live_text": (),

@@ -109,7 +109,7 @@ def test_a_backbone_admits_its_nodes_as_kube_ovn_private_subnets_do() -> None:
                 "      members: [{backbone: hq}, {backbone: ai}]\n      defaultDeny: true\n    - name: shared\n")
     acls = subnet(build_text(text, NAME), "hq", "backbone-hq")["spec"]["acls"]
     assert acls[0]["match"] == "ip4.src == {172.30.10.0/24, 172.30.20.0/24, 100.64.0.0/16} && ip4.dst == 172.30.10.0/24"
-    assert acls[-1] == {"direction": "to-lport", "priority": policy_kubeovn.DENY_PRIORITY,
+    assert acls[-1] == {"direction": "to-lport", "priority": policy_kubeovn.ACL_DENY_PRIORITY,
                         "match": "ip4.dst == 172.30.10.0/24", "action": "drop"}
 
 

@@ -142,5 +142,5 @@ def test_status_capture(tmp_path: Path, sig: signal.Signals) -> None:
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_status_capture_right_after_its_directory_is_made(tmp_path: Path, sig: signal.Signals) -> None:
     """The signal lands as `mkdir` returns, inside `tempfile.mkdtemp`, before the code that would
-    remove the directory has started: held until it has (`fabricgen.held_signals`)."""
+    remove the directory has started: held until it has (`fabricgen.files.held_signals`)."""
     status_capture(tmp_path, sig, "mkdir", "exit")

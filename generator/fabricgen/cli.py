@@ -20,24 +20,7 @@ from typing import NoReturn
 from fabricgen import __version__, exit_codes
 from fabricgen.report import FORMATS
 
-EPILOG = """\
-exit codes:
-  0    success; output up to date (import: written, valid, the round trip exact)
-  1    invalid fabric (every problem reported, nothing written) or unusable output path;
-       import: the input was refused (nothing written), or the new fabric has errors (written)
-  2    usage error
-  3    render changed files, --check found the output out of date, schema -o changed the
-       file, diff found changes, transit found stale transit addresses, import's round
-       trip is not exact, or status found drift
-  4    internal error (a bug: please report it; FABRICGEN_DEBUG=1 shows the traceback)
-  5    verify: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a
-       policy flow is not as the policy says, or nothing was proven
-  6    verify: the OVN programs are missing (the message names the install command), or the lab cannot run or settle
-  7    status: the control plane is unhealthy (raft, transit switch keys, vxlan_mode)
-  8    status: part of the live fabric could not be read, or not judged safely (unknown)
-  130  interrupted (129, 143: SIGHUP, SIGTERM)
-  141  the reader of stdout went away (a broken pipe)
-"""
+EPILOG = exit_codes.epilog()
 
 
 def _add_diagnostics_format(parser: argparse.ArgumentParser) -> None:

@@ -35,8 +35,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fabricgen.files.regular import MAX_FABRIC_BYTES, read_regular
 from fabricgen.output import private_cache
-from fabricgen.regular_file import MAX_FABRIC_BYTES, read_regular
 from fabricgen.serialise import render_record
 
 STAGING_PREFIX = ".fabricgen-staging-"  # fabricgen.output.emit's; a leftover one makes `render` clean up

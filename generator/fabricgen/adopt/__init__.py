@@ -13,6 +13,20 @@
 
 Nothing here writes a file; `fabricgen.output.new_file` does.
 
+Also:
+
+- `adoption`: one `fabricgen import`.
+- `ic_server`: what runs of the IC database, so that `import` declares every raft member that runs.
+- `interconnect_mapping`: the clusters that are zones, their AZs on the transit switch of `ovn-ic-
+  sbctl show`, and the interconnection (`mapping` has the rules).
+- `ledger`: what became of every live object (`Use`, `AzUse`, `Imported`), and the mapper's ledger
+  of it.
+- `live_values`: the values `fabricgen import` reads from live objects, each read as what the fabric
+  can say or None (a name that is not a DNS-1123 label, a CIDR that is not IPv4).
+- `tenant_mapping`: a zone's tenant VPCs with their subnets and peerings, and its NAT gateways with
+  their elastic IPs, rules and external network (`mapping` has the rules).
+- `zone_mapping`: one zone's part of the fabric.
+
 May import: `fabricgen.judge`, `fabricgen.observe`, `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`,
 `fabricgen.validation`, `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`,
 `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.

@@ -22,11 +22,12 @@ from typing import Any
 
 from fabricgen.adopt import live_values as lv
 from fabricgen.judge.kube_compare import MISSING, FieldDifference
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.observe import kube_objects as ko
 from fabricgen.observe.raft_address import key as address_key
 from fabricgen.observe.raft_status import ClusterStatus
 
-IC_SERVER = ko.ObjectId("apps", "Deployment", lv.KUBE_SYSTEM, "ovn-ic-server")
+IC_SERVER = ko.ObjectId("apps", "Deployment", KUBE_SYSTEM, "ovn-ic-server")
 CONTAINER = "ovn-ic-server"
 # start-ic-db.sh's environment that decides the raft cluster and the transit switches, and what
 # each is in fabricgen's Deployment (render/icdb.py).

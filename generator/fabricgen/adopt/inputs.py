@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fabricgen.errors import FabricgenError
+from fabricgen.files.regular import NotRegularError, TooLargeError, read_regular
 from fabricgen.observe import capture as status_capture
 from fabricgen.observe import icnb_options, icsb_show, ovsdb_rows, raft_status
 from fabricgen.observe import kube_objects as ko
-from fabricgen.regular_file import NotRegularError, TooLargeError, read_regular
 from fabricgen.source.provenance import printable
 
 

@@ -13,12 +13,11 @@ from fabricgen.adopt.inputs import ClusterInput
 from fabricgen.adopt.ledger import AzUse, Ledger, MappedZone, NothingToImport
 from fabricgen.adopt.live_values import (
     CONFIGURATION,
-    DEFAULT_VPC,
-    EXTERNAL_NETWORK,
     IC_CONFIG,
     shown,
 )
 from fabricgen.model.interconnect import MAX_TRANSIT_SWITCHES, default_image, transit_switch_name
+from fabricgen.model.names import DEFAULT_VPC, EXTERNAL_NETWORK
 from fabricgen.observe import icnb_options
 from fabricgen.serialise import commented_yaml as cy
 

@@ -14,22 +14,22 @@ from pydantic import ValidationError
 
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
 from fabricgen.model.interconnect import IMAGE_PATTERN
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.model.policy import SubnetAcl
+from fabricgen.model.zone import ClusterNetworks
 from fabricgen.observe import json_bounds
 from fabricgen.observe import kube_objects as ko
 from fabricgen.source.provenance import printable
 
-KUBE_SYSTEM = "kube-system"
 IC_CONFIG = ko.ObjectId("", "ConfigMap", KUBE_SYSTEM, "ovn-ic-config")
 NAT_GW_CONFIG = ko.ObjectId("", "ConfigMap", KUBE_SYSTEM, "ovn-vpc-nat-gw-config")
 CONFIGURATION = ko.ObjectId("kubeovn.io", "Configuration", KUBE_SYSTEM, "kubeovn")
-DEFAULT_VPC = "ovn-cluster"
 CANAL = ko.ObjectId("helm.cattle.io", "HelmChart", KUBE_SYSTEM, "rke2-canal")
-EXTERNAL_NETWORK = "ovn-vpc-external-network"
 HARVESTER_TYPE = "network.harvesterhci.io/type"
 HARVESTER_CLUSTER_NETWORK = "network.harvesterhci.io/clusternetwork"
-ALLOW_PRIORITY = 31000
-DEFAULTS = {"podCIDR": "10.54.0.0/16", "joinCIDR": "100.64.0.0/16", "serviceCIDR": "10.55.0.0/16"}
+# What Kube-OVN defaults a cluster's ranges to: the fabric's own defaults (model.zone.ClusterNetworks).
+DEFAULTS = {f.alias or name: str(f.default) for name, f in ClusterNetworks.model_fields.items()
+            if f.alias in ("podCIDR", "joinCIDR", "serviceCIDR")}
 LABEL = re.compile(DNS_LABEL)
 SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
 DNS_OPTION = re.compile(r"dns_server=\{([0-9.;]+)\}")  # matched whole (fullmatch)

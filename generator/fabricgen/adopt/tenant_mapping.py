@@ -11,13 +11,11 @@ from ipaddress import IPv4Interface, IPv4Network
 from fabricgen.adopt import live_values as lv
 from fabricgen.adopt.ledger import MappedZone
 from fabricgen.adopt.live_values import (
-    DEFAULT_VPC,
-    EXTERNAL_NETWORK,
-    KUBE_SYSTEM,
     NAT_GW_CONFIG,
     shown,
 )
 from fabricgen.adopt.zone_mapping import ZoneMapping
+from fabricgen.model.names import DEFAULT_VPC, EXTERNAL_NETWORK, KUBE_SYSTEM
 from fabricgen.observe import kube_objects as ko
 from fabricgen.serialise import commented_yaml as cy
 

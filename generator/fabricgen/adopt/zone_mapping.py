@@ -11,17 +11,17 @@ from fabricgen.adopt.inputs import ClusterInput
 from fabricgen.adopt.interconnect_mapping import InterconnectMapping
 from fabricgen.adopt.ledger import MappedZone
 from fabricgen.adopt.live_values import (
-    ALLOW_PRIORITY,
     CANAL,
     CONFIGURATION,
-    DEFAULT_VPC,
     DEFAULTS,
     HARVESTER_CLUSTER_NETWORK,
     HARVESTER_TYPE,
     IC_CONFIG,
     shown,
 )
+from fabricgen.model.names import DEFAULT_VPC
 from fabricgen.observe import kube_objects as ko
+from fabricgen.plan.zones import ROUTE_ALLOW_PRIORITY
 from fabricgen.serialise import commented_yaml as cy
 
 
@@ -203,7 +203,7 @@ class ZoneMapping(InterconnectMapping):
             if not isinstance(rule, dict):
                 continue
             priority, match, action = rule.get("priority"), rule.get("match"), rule.get("action")
-            if priority == ALLOW_PRIORITY and action == "allow" and isinstance(match, str) and \
+            if priority == ROUTE_ALLOW_PRIORITY and action == "allow" and isinstance(match, str) and \
                     match.startswith("ip4.dst == ") and match[len("ip4.dst == "):] in derived_cidrs:
                 continue
             next_hop = rule.get("nextHopIP") or None

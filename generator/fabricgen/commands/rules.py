@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fabricgen import exit_codes
 from fabricgen.commands import generated_file
 from fabricgen.validation.rules import catalogue
 
@@ -57,46 +58,8 @@ The codes are stable; `fabricgen rules` lists them:
 
 """
 
-# (code, meaning) of every exit status, for the page's last table.
-EXIT_CODES = (
-    ("0", "success; output up to date; `import` wrote a valid fabric whose round trip is exact; "
-          "`status`: every check is ok"),
-    ("1", "invalid fabric (every problem reported, nothing written), or the output cannot be written: "
-          "`render -o` refused a directory holding a fabric or a tracked file fabricgen did not write, "
-          "`init` found a file it would replace, `graph --format svg` found no Graphviz `dot`; `transit` "
-          "refused the capture, or `--write` refused to write the fabric (see `transit`); `import`: the "
-          "input was refused or the file exists (nothing written), or the imported fabric has errors "
-          "(written, each located in it)"),
-    ("2", "usage error: arguments, an unknown `diff --base` revision, `render --all` outside the top of a "
-          "git repository, `init --site` not a DNS-1123 label, the Argo CD plugin's settings (a conflict, "
-          "an unknown variable, a missing or unknown zone, `FABRIC` outside the repository), the KRM "
-          "function's `FabricGenerator`"),
-    ("3", "`render` changed files, or `--check` found the output out of date (pre-commit fails the commit "
-          "until the new output is staged); `schema -o` or `rules -o` changed the file; `diff` found "
-          "changes; `transit` found stale transit addresses; `import` wrote a valid fabric whose round "
-          "trip is not exact; `status` found drift"),
-    ("4", "internal error: a bug; `FABRICGEN_DEBUG=1` shows the traceback"),
-    ("5", "`verify`: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a policy "
-          "flow is not as the policy says, or nothing was proven where something "
-          "exists to prove (no pair of AZs, yet a shared OVN deployment or several zones)"),
-    ("6", "`verify`: the OVN programs are missing (the message names the install command), or the lab "
-          "cannot run, or its data plane could not settle (packets still on their way when the lab gave up "
-          "waiting: never called lost)"),
-    ("7", "`status`: the control plane is unhealthy (raft, transit switch keys, `vxlan_mode`)"),
-    ("8", "`status`: part of the live fabric could not be read, or what was read does not settle a verdict "
-          "whose fix could do harm (`unknown`); `status` exits with the worst it found: unreachable (8) over "
-          "unhealthy (7) over unknown (8) over drift (3)"),
-    ("130", "interrupted (Ctrl-C or SIGINT from fabricgen's first line on; one that lands in the Python "
-            "interpreter's own start-up, its first 20 ms or so, ends it with Python's error and status 1, "
-            "before fabricgen has read or written anything)"),
-    ("129, 143", "ended by SIGHUP (a closed terminal) or SIGTERM (a cancelled CI job): cleaned up as for "
-                 "Ctrl-C, no temporary file or directory left"),
-    ("141", "the reader of stdout went away (a broken pipe, e.g. `fabricgen argocd-generate \\| head`)"),
-)
-
-
 def _exit_codes() -> str:
-    rows = "".join(f"| {code} | {meaning} |\n" for code, meaning in EXIT_CODES)
+    rows = "".join(f"| {m.codes} | {m.long} |\n" for m in exit_codes.MEANINGS)
     return ("\n## Exit codes\n\n`fabricgen --help` and each command's `--help` end with the same list, "
             "shorter.\n\n| code | meaning |\n| --- | --- |\n" + rows)
 

@@ -13,7 +13,19 @@ each (`checks`), with its fix. This is `fabricgen status` and `fabricgen transit
 
 Nothing here runs a command: it judges observations (`fabricgen.observe.runner`).
 
+Also:
+
+- `exporter`: `fabricgen status --serve ADDRESS`.
+- `openmetrics`: `fabricgen status --format openmetrics`.
+- `raft_members`: who is who in one raft database (OVN NB, SB, IC NB, IC SB).
+- `raft_readings`: each raft member as it answered, for the per-member metrics of `fabricgen status
+  --format openmetrics` (`judge.openmetrics`).
+- `run`: one `fabricgen status` run.
+- `security_groups`: the rendered Neutron security groups, as Neutron wrote them into a deployment's
+  northbound DB.
+- `subnet_ports`: whether a Subnet's update reached OVN, which Argo CD and Flux cannot tell.
+
 May import: `fabricgen.observe`, `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`,
 `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared
-`errors`, `exit_codes`, `diagnostics`, `regular_file`.
+`errors`, `exit_codes`, `diagnostics`, `files`.
 """

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, ip_network
 from typing import Any, Literal
 
+from fabricgen.model.names import ROUTE_POLICY
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY, owner_marker
 from fabricgen.plan.zones import DEFAULT_VPC
 
 # ovn-nbctl's policy column for a Vpc route's `policy` (Kube-OVN `convertPolicy`).
-ROUTE_POLICY = {"policyDst": "dst-ip", "policySrc": "src-ip"}
 
 
 @dataclass(frozen=True)

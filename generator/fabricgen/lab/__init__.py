@@ -17,6 +17,23 @@ prove its routes before they merge (`fabricgen verify`). Nothing here reads a ru
 
 Nothing here is imported unless `fabricgen verify` (or a test) runs.
 
+Also:
+
+- `coexistence`: what another controller does to ACL rows it does not own, played in a lab's
+  northbound DB.
+- `member_flows`: the policy between platforms and zones.
+- `nb_rows`: ovn-nbctl commands that create the rows a controller writes into a northbound DB, in
+  one transaction with others.
+- `neutron`: what Neutron's ML2/OVN driver writes into the lab's northbound DB for the rendered
+  security groups.
+- `ovn_kubernetes`: what OVN-Kubernetes writes into its northbound DB for the rendered
+  NetworkPolicies.
+- `platform_policy`: the policy's members in the lab, each with the rows its platform's controller
+  writes from the rendered objects.
+- `policy_flows`: the policy proven in the lab.
+- `policy_packets`: the policy's connections as packets through the data-plane lab's chassis.
+- `settling`: when the simulated data plane has settled.
+
 May import: `fabricgen.observe`, `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`,
 `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared `errors`,
 `exit_codes`, `diagnostics`.

@@ -31,8 +31,8 @@ from typing import Any
 
 from fabricgen.lab import nb_rows
 from fabricgen.lab.sandbox import ROUTER, Sandbox
+from fabricgen.model.names import ROUTE_POLICY
 
-ROUTE_POLICY = {"policyDst": "dst-ip", "policySrc": "src-ip", "": "dst-ip"}
 VENDOR = {"vendor": "kube-ovn"}
 JOIN = IPv4Interface("100.64.0.1/16")
 GATEWAY_ROUTER_PRIORITY = 29000

@@ -7,6 +7,30 @@ The model modules, unlike the rest of fabricgen, do not postpone annotations
 string when the class is created, a fifth of creating the models on every run. A
 validator returns `Self`, so that no annotation names a class before it exists.
 
+Modules:
+
+- `acl_match`: an OVN match expression, parsed the way OVN's own parser reads it, for the `match` of
+  a raw ACL.
+- `common`: shared field types and the base model for every fabric.yaml section.
+- `consumers`: consumers of an OVN deployment.
+- `delivery`: how Argo CD and Flux deliver the rendered output.
+- `deployment_interconnect`: how an OVN deployment joins the fabric's OVN interconnection as an
+  availability zone.
+- `docstrings`: field documentation for the JSON schema, read from attribute docstrings.
+- `fabric`: the top-level `Fabric` document.
+- `hosts`: hosts that run ovn-controller (OVN chassis).
+- `interconnect`: the OVN interconnection (OVN-IC).
+- `names`: names and values Kubernetes and Kube-OVN give, which the rendered output, the live side
+  and the lab share.
+- `nat_gateway`: VPC NAT gateways.
+- `ovn`: OVN deployments.
+- `policy`: who may talk to whom.
+- `reference`: the fabric.yaml reference in Markdown, generated from the JSON schema
+  (`model.schema`).
+- `tenancy`: tenant VPCs.
+- `watch`: the fabric's watch.
+- `zone`: a zone: its cluster's ranges, gateways, backbone and default-VPC routes.
+
 May import: nothing of fabricgen but the shared `errors`, `exit_codes`, `diagnostics`.
 """
 

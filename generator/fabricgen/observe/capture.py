@@ -28,9 +28,9 @@ from pathlib import Path, PurePosixPath
 
 from fabricgen import __version__
 from fabricgen.errors import FabricgenError
-from fabricgen.held_signals import held_signals
+from fabricgen.files.held_signals import held_signals
+from fabricgen.files.regular import read_regular
 from fabricgen.observe import json_bounds
-from fabricgen.regular_file import read_regular
 
 NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at its deadline
 FORMAT = "fabricgen-status-capture/1"

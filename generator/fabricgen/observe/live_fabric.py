@@ -16,6 +16,7 @@ from typing import Any
 
 from fabricgen.errors import FabricgenError
 from fabricgen.live_text import escape
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.observe import icsb_show, json_bounds, kube_objects, neutron_rows
 from fabricgen.observe import read_commands as cmd
 from fabricgen.observe.capture import Observation
@@ -24,7 +25,6 @@ from fabricgen.observe.ovsdb_rows import Row, RowsError, rows
 from fabricgen.observe.runner import Observer, Probe
 from fabricgen.observe.sources import (
     DATABASES,
-    KUBE_SYSTEM,
     AzSource,
     Database,
     Direct,

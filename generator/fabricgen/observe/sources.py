@@ -48,13 +48,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fabricgen.errors import FabricgenError
+from fabricgen.files.regular import read_regular
 from fabricgen.model import Fabric
 from fabricgen.model.consumers import KubernetesCluster
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.observe.raft_address import address as remote
 from fabricgen.pipeline import Build
-from fabricgen.regular_file import read_regular
 
-KUBE_SYSTEM = "kube-system"
 Database = Literal["northbound", "southbound"]
 DATABASES: tuple[Database, ...] = ("northbound", "southbound")
 # What ovsdb clients accept as a remote, one or several (comma-separated): never an option.

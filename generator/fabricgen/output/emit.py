@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from fabricgen.errors import OutputError
+from fabricgen.files.regular import read_regular
 from fabricgen.output import ownership, private_cache
 from fabricgen.pipeline import Build, OutputFile
-from fabricgen.regular_file import read_regular
 from fabricgen.serialise import render_record
 
 STAGING_PREFIX = ".fabricgen-staging-"

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from fabricgen.errors import OutputError
-from fabricgen.held_signals import held_signals
+from fabricgen.files.held_signals import held_signals
 
 
 def exists(path: Path) -> bool:

@@ -9,6 +9,10 @@
 Validation rules check some of these derived values, so `fabricgen.validation` imports the
 plan, never the other way round.
 
+Also:
+
+- `policy`: the fabric's policy resolved.
+
 May import: `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared
 `errors`, `exit_codes`, `diagnostics`.
 """

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.serialise.manifest_yaml import KubeObject
 
 WAVE = "argocd.argoproj.io/sync-wave"
-KUBE_SYSTEM = "kube-system"
 
 Identity = tuple[str, str, str]
 """(kind, namespace or "", name)"""

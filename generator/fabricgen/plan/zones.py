@@ -11,6 +11,7 @@ from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
+from fabricgen.model.names import DEFAULT_VPC
 from fabricgen.model.tenancy import Peering, TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
 from fabricgen.plan.joins import DeploymentJoin, build_joins
@@ -18,8 +19,9 @@ from fabricgen.plan.policy import PolicyPlan, build_policy
 from fabricgen.plan.routes import Route, destinations, routes_from
 from fabricgen.source.provenance import printable
 
-DEFAULT_VPC = "ovn-cluster"
-ALLOW_PRIORITY = 31000
+# The priority of `ovn-cluster`'s policy routes that let each other zone's backbone past Kube-OVN's
+# own policies (its node and subnet policies are 31000 and below): a route policy, not an ACL.
+ROUTE_ALLOW_PRIORITY = 31000
 
 
 def provider(name: str, namespace: str) -> str:
@@ -112,8 +114,20 @@ def _add_peering(peering: Peering, vpcs: dict[str, Vpc], sides: dict[str, list[P
         )
 
 
-__all__ = ["ALLOW_PRIORITY", "DEFAULT_VPC", "DeploymentJoin", "PeeringSide", "Plan", "Route", "ZonePlan",
-           "backbone_subnet_name", "build_plan", "first_host", "provider", "tenant_network"]
+__all__ = [
+    "DEFAULT_VPC",
+    "ROUTE_ALLOW_PRIORITY",
+    "DeploymentJoin",
+    "PeeringSide",
+    "Plan",
+    "Route",
+    "ZonePlan",
+    "backbone_subnet_name",
+    "build_plan",
+    "first_host",
+    "provider",
+    "tenant_network",
+]
 
 
 def build_plan(fabric: Fabric, source_name: str) -> Plan:

@@ -4,6 +4,38 @@ Each renderer is a pure function `render(plan) -> list[Artifact]`; only
 `fabricgen.output.emit` touches the filesystem. Text formats come from the jinja2
 templates in `templates/` through `templating`'s escaping filters.
 
+Modules:
+
+- `alerts`: the watch's Prometheus alert rules (`_monitoring/`).
+- `artifacts`: what renderers return: Kubernetes objects as data, text files.
+- `cloudstack`: a CloudStack zone's KVM hosts: `agent.properties` and the host scripts.
+- `default_vpc`: each zone's `ovn-cluster` routes and policies (`ic-routes-<zone>.json`).
+- `delivery`: the Argo CD Applications and Flux Kustomizations of a site (`_delivery/`).
+- `header`: the provenance header every generated file starts with.
+- `health_checks`: health checks for the kinds fabricgen renders that have a status, for Argo CD and
+  Flux.
+- `host_bgp`: a chassis's loopback tunnel endpoint and its FRR BGP snippet.
+- `host_netplan`: a chassis's netplan file (tunnel NIC, VLANs, bridges).
+- `host_ovs`: a chassis's `configure-ovn-host.sh` (Open_vSwitch external_ids, bridges).
+- `host_tree`: where host, controller and platform files go.
+- `icdb`: for the zone hosting the IC database.
+- `kubeovn_ic`: each zone's `ovn-ic-config` and Configuration patch.
+- `kustomization`: per Kubernetes output directory.
+- `metadata`: annotations and labels shared by the Kubernetes renderers.
+- `namespaces`: the Namespaces a zone's NADs need.
+- `nat_gateways`: per zone with VPC NAT gateways.
+- `neutron`: per OpenStack cloud.
+- `overlay`: each zone's backbone Subnet and its NAD.
+- `ovn_controller`: per OVN database member (controller).
+- `ovn_ic_join`: per OVN deployment joined to the interconnection, on each database member
+  (controller).
+- `ovnk8s`: per Kubernetes cluster running OVN-Kubernetes (central mode, pinned <= v1.3).
+- `policy_kubeovn`: the policy on Kube-OVN.
+- `policy_neutron`: the policy on OpenStack.
+- `policy_ovnk8s`: the policy on OVN-Kubernetes.
+- `tenants`: each zone's tenant VPCs, subnets, NADs and peerings.
+- `watch`: the watch's exporter Deployment, ServiceMonitor and read-only RBAC.
+
 May import: `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`,
 and the shared `errors`, `exit_codes`, `diagnostics`.
 """

@@ -23,7 +23,7 @@ from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 from typing import Any
 
-from fabricgen.plan.zones import ALLOW_PRIORITY, DEFAULT_VPC, Plan, ZonePlan
+from fabricgen.plan.zones import DEFAULT_VPC, ROUTE_ALLOW_PRIORITY, Plan, ZonePlan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest, TextFile
 from fabricgen.render.header import regenerate_command
@@ -58,7 +58,7 @@ def route_spec(zone: ZonePlan) -> dict[str, list[dict[str, Any]]]:
     statics += [
         static_route(str(r.cidr), str(r.next_hop_ip), r.policy) for r in zone.zone.default_vpc.static_routes
     ]
-    policies = [policy_route(ALLOW_PRIORITY, f"ip4.dst == {_text(r.cidr)}", "allow") for r in zone.routes]
+    policies = [policy_route(ROUTE_ALLOW_PRIORITY, f"ip4.dst == {_text(r.cidr)}", "allow") for r in zone.routes]
     policies += [
         policy_route(p.priority, p.match, p.action,
                      str(p.next_hop_ip) if p.next_hop_ip is not None else None)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from fabricgen.model.names import EXTERNAL_NETWORK
 from fabricgen.model.nat_gateway import ExternalNetwork, NatGateway
 from fabricgen.model.tenancy import Vpc
 from fabricgen.plan.zones import DEFAULT_VPC, Plan, ZonePlan, provider
@@ -35,7 +36,6 @@ from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.overlay import SERVER_SOCKET, nad
 
-EXTERNAL_NETWORK = "ovn-vpc-external-network"
 NAMESPACE = "kube-system"
 EXTERNAL_PROVIDER = f"{EXTERNAL_NETWORK}.{NAMESPACE}"
 # The bridge is `br-<provider network>`, and Linux allows 15 characters: at most 12 here.

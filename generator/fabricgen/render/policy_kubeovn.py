@@ -26,8 +26,8 @@ from typing import Any
 from fabricgen.plan.policy import KUBE_OVN, Allowed, Endpoint
 from fabricgen.plan.zones import Plan, ZonePlan
 
-ALLOW_PRIORITY = 1200
-DENY_PRIORITY = 1100
+ACL_ALLOW_PRIORITY = 1200
+ACL_DENY_PRIORITY = 1100
 
 
 def _addresses(cidrs: tuple[IPv4Network, ...]) -> str:
@@ -57,13 +57,13 @@ def member_acls(plan: Plan, zone: ZonePlan, member: Endpoint) -> list[dict[str, 
     if member.kind == "backbone" and zone.zone.cluster.join_cidr not in own:
         own += (zone.zone.cluster.join_cidr,)
     dst = f"ip4.dst == {member.cidr}"
-    acls = [_acl(ALLOW_PRIORITY, f"ip4.src == {_addresses(own)} && {dst}", "allow-related")]
+    acls = [_acl(ACL_ALLOW_PRIORITY, f"ip4.src == {_addresses(own)} && {dst}", "allow-related")]
     for rule in policy.into(member.group):
         sources = policy.cidrs(rule.source)
         if sources:
-            acls += [_acl(ALLOW_PRIORITY, f"ip4.src == {_addresses(sources)} && {dst}{part}", "allow-related")
+            acls += [_acl(ACL_ALLOW_PRIORITY, f"ip4.src == {_addresses(sources)} && {dst}{part}", "allow-related")
                      for part in protocol_match(rule)]
-    acls.append(_acl(DENY_PRIORITY, dst, "drop"))
+    acls.append(_acl(ACL_DENY_PRIORITY, dst, "drop"))
     unique: dict[str, dict[str, Any]] = {}
     for acl in acls:
         unique.setdefault(acl["match"], acl)

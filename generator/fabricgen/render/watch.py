@@ -36,6 +36,7 @@ import hashlib
 import json
 from typing import Any
 
+from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.model.watch import Watch
 from fabricgen.plan.zones import Plan, ZonePlan
 from fabricgen.render import metadata as md
@@ -46,7 +47,6 @@ from fabricgen.render.header import header
 from fabricgen.serialise import manifest_yaml
 
 NAME = "fabricgen-watch"
-KUBE_SYSTEM = "kube-system"
 OWN_NAMESPACE = "fabricgen-watch"  # where the exporter runs outside the zones
 PORT = 9477  # fabricgen's exporter port
 FABRIC_KEY = "fabric.json"

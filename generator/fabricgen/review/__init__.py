@@ -5,6 +5,10 @@
 - `topology`: the fabric as a graph (Mermaid, DOT, SVG), with what changed marked.
 - `pull_request`: the parts of the pull-request comment built from those.
 
+Also:
+
+- `policy_changes`: policy changes as a reviewer reads them.
+
 May import: `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.model`, `fabricgen.source`,
 `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

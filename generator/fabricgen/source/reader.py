@@ -25,7 +25,7 @@ from typing import Any
 
 from fabricgen.diagnostics import Diagnostic, format_path
 from fabricgen.diagnostics import Path as ModelPath
-from fabricgen.regular_file import MAX_FABRIC_BYTES, NotRegularError, TooLargeError, read_regular
+from fabricgen.files.regular import MAX_FABRIC_BYTES, NotRegularError, TooLargeError, read_regular
 from fabricgen.serialise.roundtrip_yaml import round_trip
 
 

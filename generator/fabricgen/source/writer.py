@@ -35,8 +35,8 @@ from typing import Any
 
 from fabricgen.diagnostics import format_path
 from fabricgen.errors import FabricgenError
-from fabricgen.held_signals import held_signals
-from fabricgen.regular_file import read_regular
+from fabricgen.files.held_signals import held_signals
+from fabricgen.files.regular import read_regular
 from fabricgen.serialise.roundtrip_yaml import round_trip
 
 EditPath = tuple[str | int, ...]

@@ -9,7 +9,7 @@ from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.plan.zones import first_host
 from fabricgen.validation.network_index import NetworkIndex
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 
 def _cluster_ranges(fabric: Fabric) -> list[tuple[str, str, IPv4Network]]:

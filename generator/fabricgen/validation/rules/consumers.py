@@ -9,7 +9,7 @@ from fabricgen.model import Fabric
 from fabricgen.model.consumers import CloudStackZone, KubernetesCluster, OpenStackCloud
 from fabricgen.model.hosts import Host
 from fabricgen.plan.deployments import consumer_encapsulation, consumer_mtu
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 CENTRAL_MODE_LAST = (1, 3)
 

@@ -8,7 +8,7 @@ from fabricgen.diagnostics import Finding
 from fabricgen.model import Fabric
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.plan import apply_order
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 LABEL_MAX = 63
 LAST_STAGE = max(apply_order.role_stage(kind, None) for kind in apply_order.KINDS_RENDERED)

@@ -11,7 +11,7 @@ from fabricgen.diagnostics import Finding, Path, Severity
 from fabricgen.model import Fabric
 from fabricgen.model.deployment_interconnect import DeploymentInterconnect
 from fabricgen.validation.network_index import NetworkIndex
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 from fabricgen.validation.rules.addressing import reserved
 
 

@@ -10,7 +10,7 @@ from fabricgen.model import Fabric
 from fabricgen.model.hosts import Bridge, Ethernet, Host, Vlan
 from fabricgen.model.ovn import RAFT_PORTS, DatabaseMember, OvnDeployment
 from fabricgen.plan.deployments import tunnel_address
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 
 def _hosts(fabric: Fabric) -> Iterator[tuple[Path, Host]]:

@@ -7,7 +7,7 @@ from ipaddress import IPv4Network
 
 from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 KUBE_OVN_TS_NAME = "ts"
 KUBE_OVN_TS_SUBNET = IPv4Network("169.254.100.0/24")

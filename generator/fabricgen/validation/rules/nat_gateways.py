@@ -11,7 +11,7 @@ from fabricgen.model.nat_gateway import NatGateway
 from fabricgen.model.tenancy import TenantSubnet, Vpc
 from fabricgen.model.zone import Zone
 from fabricgen.plan.zones import first_host
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 from fabricgen.validation.rules.addressing import reserved
 
 

@@ -11,7 +11,7 @@ from fabricgen.model import Fabric, acl_match
 from fabricgen.model.consumers import KubernetesCluster, OpenStackCloud
 from fabricgen.model.policy import Member
 from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OUTSIDE, OVN_KUBERNETES, port_range, rule_name
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 
 def _where(member: Member) -> tuple[str, str | None]:

@@ -9,9 +9,9 @@ from ipaddress import IPv4Network
 from fabricgen.diagnostics import Finding
 from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
-from fabricgen.plan.zones import ALLOW_PRIORITY
+from fabricgen.plan.zones import ROUTE_ALLOW_PRIORITY
 from fabricgen.validation.network_index import NetworkIndex
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 IC_POLICY_PRIORITY = 29500
 _DST_MATCH = re.compile(r"^\s*ip4\.dst\s*==\s*([0-9./]+)\s*$")
@@ -70,7 +70,7 @@ def policy_local(fabric: Fabric) -> Iterator[Finding]:
         locals_ = local_subnets(zone)
         for p, policy in enumerate(zone.default_vpc.policy_routes):
             m = _DST_MATCH.match(policy.match)
-            if policy.priority != ALLOW_PRIORITY or not m:
+            if policy.priority != ROUTE_ALLOW_PRIORITY or not m:
                 continue
             try:
                 cidr = IPv4Network(m.group(1), strict=False)

@@ -9,7 +9,7 @@ from fabricgen.model import Fabric
 from fabricgen.model.zone import Zone
 from fabricgen.plan.zones import DEFAULT_VPC, backbone_subnet_name, tenant_network
 from fabricgen.validation.network_index import NetworkIndex
-from fabricgen.validation.rules import rule
+from fabricgen.validation.registry import rule
 
 
 def _networks(zone: Zone, i: int) -> Iterator[tuple[Path, str, str, str | None]]:
