@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from fabricgen.lab import assembly
-    from fabricgen.lab.programs import Programs
+    from fabricgen.lab.ovn.programs import Programs
     from fabricgen.pipeline import load_text, render
 
     prefix = args.ovn_prefix.resolve()

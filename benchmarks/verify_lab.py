@@ -108,8 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ovn_prefix:
         env["FABRICGEN_OVN_PREFIX"] = str(Path(args.ovn_prefix).resolve())
         os.environ["FABRICGEN_OVN_PREFIX"] = env["FABRICGEN_OVN_PREFIX"]
-    from fabricgen.lab.programs import Programs
-    from fabricgen.lab.sandbox import INSTALL_COMMAND
+    from fabricgen.lab.ovn.programs import Programs
+    from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND
 
     programs = Programs.from_environment()
     if programs.missing(data_plane=True):

@@ -43,7 +43,7 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
 def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
     """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, both modes, once each (no timing is
     checked), with Debian 13's OVN 25.03 of `scripts/setup.sh --test`."""
-    from fabricgen.lab.programs import Programs
+    from fabricgen.lab.ovn.programs import Programs
 
     prefix = REPO / ".ovn" / "25.03"
     if Programs(prefix).missing(data_plane=True):
@@ -64,7 +64,7 @@ def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
 
 def test_status_benchmark_runs_live_from_a_capture_and_as_metrics() -> None:
     """`benchmarks/status.py` on a 3-zone mesh, one run of each row (no timing is checked)."""
-    from fabricgen.lab.programs import Programs
+    from fabricgen.lab.ovn.programs import Programs
 
     if Programs.from_environment().missing():
         pytest.skip("the OVN programs are not installed (scripts/setup.sh --test)")

@@ -20,7 +20,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import REPO, edit
-from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
 
 GITHUB = REPO / "deploy" / "ci" / "github" / "fabricgen.yml"
 GITLAB = REPO / "deploy" / "ci" / "gitlab" / ".gitlab-ci.yml"

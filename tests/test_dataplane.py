@@ -25,10 +25,12 @@ import pytest
 
 from conftest import REPO, build_file, build_text, edit
 from fabricgen import exit_codes
-from fabricgen.lab import assembly, dataplane, kubeovn, paths, proof
-from fabricgen.lab.chassis import NETWORK, ChassisSpec
-from fabricgen.lab.programs import PREFIX_VARIABLE, Programs
-from fabricgen.lab.sandbox import run
+from fabricgen.lab import assembly
+from fabricgen.lab.ovn.chassis import NETWORK, ChassisSpec
+from fabricgen.lab.ovn.programs import PREFIX_VARIABLE, Programs
+from fabricgen.lab.ovn.running import run
+from fabricgen.lab.platforms import kubeovn
+from fabricgen.lab.provers import dataplane, paths, proof
 from fabricgen.pipeline import Build
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -385,7 +387,7 @@ def test_a_zone_of_nine_gateways_delivers_every_pair() -> None:
 
 
 def test_the_zones_ovn_follows_kube_ovns_release() -> None:
-    from fabricgen.lab.programs import zones_ovn
+    from fabricgen.lab.ovn.programs import zones_ovn
 
     assert [zones_ovn(r) for r in ((1, 16), (1, 15), (1, 14), (1, 13), (1, 12))] == [
         "25.03", "25.03", "24.03", "24.03", None]

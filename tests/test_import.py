@@ -513,7 +513,7 @@ def test_vxlan_mode_reads_as_ovn_ic_reads_it() -> None:
 
 # ---------------------------------------------------------------- real OVN: a live IC database
 def _ovn_missing() -> list[str]:
-    from fabricgen.lab.sandbox import missing_prerequisites
+    from fabricgen.lab.ovn.sandbox import missing_prerequisites
 
     return missing_prerequisites()
 
@@ -524,7 +524,7 @@ def test_a_live_ic_database_gives_the_same_fabric(tmp_path: Path) -> None:
     """The lab's four AZs joined on a real OVN-IC (VXLAN, two gateways each, vxlan_mode set by the
     rendered configure-ic-db.sh); `ovn-ic-sbctl show` and `ovn-ic-nbctl get IC_NB_Global . options`
     captured from it; the import from them is the one from the committed captures."""
-    from fabricgen.lab.sandbox import Sandbox, ZoneSpec
+    from fabricgen.lab.ovn.sandbox import Sandbox, ZoneSpec
 
     addresses = {"hq": "169.254.100.71", "ai": "169.254.100.23", "edge": "169.254.100.52", "dr": "169.254.100.34"}
     zones = [ZoneSpec(z, IPv4Address(a), f"{z}-node-1", IPv4Address(f"10.10.{10 * (i + 1)}.11"), (f"{z}-node-2",))
@@ -702,7 +702,7 @@ def three_switches() -> str:
     builds the way Kube-OVN does (tests/test_transit_switches.py): each zone with a port on `ts`,
     `ts1` and `ts2`, each bound to the first gateway of its rotated order."""
     from fabricgen.lab import assembly
-    from fabricgen.lab.programs import Programs
+    from fabricgen.lab.ovn.programs import Programs
 
     programs = Programs.from_environment()
     if programs.missing():

@@ -188,7 +188,7 @@ def test_a_second_ic_server_is_a_conflict(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- the raft server list, from real OVN
 def _param() -> Any:
-    from fabricgen.lab.programs import Programs
+    from fabricgen.lab.ovn.programs import Programs
 
     programs = Programs.from_environment()
     gone = missing(programs)

@@ -20,8 +20,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen.lab import kubeovn as kubeovn_nb
-from fabricgen.lab.sandbox import Sandbox, ZoneSpec, missing_prerequisites, poll, run, transit_mac
+from fabricgen.lab.ovn.running import poll, run
+from fabricgen.lab.ovn.sandbox import Sandbox, ZoneSpec, missing_prerequisites, transit_mac
+from fabricgen.lab.platforms import kubeovn as kubeovn_nb
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac as az_mac

@@ -22,17 +22,9 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file, build_text
-from fabricgen.lab import kubeovn as kubeovn_nb
-from fabricgen.lab.sandbox import (
-    ROUTER,
-    Sandbox,
-    ZoneSpec,
-    missing_prerequisites,
-    poll,
-    run,
-    transit_mac,
-    workdir,
-)
+from fabricgen.lab.ovn.running import poll, run
+from fabricgen.lab.ovn.sandbox import ROUTER, Sandbox, ZoneSpec, missing_prerequisites, transit_mac, workdir
+from fabricgen.lab.platforms import kubeovn as kubeovn_nb
 from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.observe import icsb_show

@@ -4,7 +4,7 @@ and not when it does not apply.
 
 Modelled on ovn-org/ovn-kubernetes v1.0.0 `go-controller/pkg/ovn/external_ids_syncer/acl/
 acl_sync.go` (`SyncACLs`, gone from v1.1.0: commit 7c75baeaf) and kubeovn/kube-ovn v1.16.2
-`pkg/ovs/ovn-nb-acl.go` (`MigrateACLTier`); see `fabricgen.lab.coexistence`.
+`pkg/ovs/ovn-nb-acl.go` (`MigrateACLTier`); see `fabricgen.lab.platforms.coexistence`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import REPO, build_file, diagnostic_lines
-from fabricgen.lab import assembly, coexistence, member_flows
-from fabricgen.lab.sandbox import NB
+from fabricgen.lab import assembly
+from fabricgen.lab.ovn.sandbox import NB
+from fabricgen.lab.platforms import coexistence
+from fabricgen.lab.provers import member_flows
 from test_dataplane import DEBIAN13, needs_25_03
 
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"

@@ -16,8 +16,11 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file
-from fabricgen.lab import assembly, dataplane, kubeovn, packets, policy_flows, policy_packets
-from fabricgen.lab.programs import Programs
+from fabricgen.lab import assembly
+from fabricgen.lab.ovn import packets
+from fabricgen.lab.ovn.programs import Programs
+from fabricgen.lab.platforms import kubeovn
+from fabricgen.lab.provers import dataplane, policy_flows, policy_packets
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -68,7 +71,7 @@ def kube_ovn_network_policy_allows_everything(monkeypatch: pytest.MonkeyPatch) -
 @needs_25_03
 def test_a_row_that_outranks_the_policy_fails_verify_and_is_named(kube_ovn_network_policy_allows_everything: None,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from fabricgen.lab.programs import PREFIX_VARIABLE
+    from fabricgen.lab.ovn.programs import PREFIX_VARIABLE
 
     monkeypatch.setenv(PREFIX_VARIABLE, str(DEBIAN13.prefix))
     with assembly.running(build_file(LAB), programs=DEBIAN13, final=True) as lab:

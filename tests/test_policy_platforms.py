@@ -22,10 +22,13 @@ from typing import Any
 import pytest
 
 from conftest import REPO, build_file, build_text, edit
-from fabricgen.lab import assembly, member_flows, neutron, ovn_kubernetes, platform_policy, proof, report
-from fabricgen.lab.programs import Programs
-from fabricgen.observe import neutron_rows
-from fabricgen.observe.acl_rows import Acl
+from fabricgen.lab import assembly
+from fabricgen.lab import verify as report
+from fabricgen.lab.ovn.programs import Programs
+from fabricgen.lab.platforms import neutron, ovn_kubernetes, platform_policy
+from fabricgen.lab.provers import member_flows, proof
+from fabricgen.platform_rows import neutron as neutron_rows
+from fabricgen.platform_rows.acls import Acl
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
@@ -160,7 +163,7 @@ def test_another_security_group_on_the_port_fails_verify_and_is_named(
 def test_each_member_gets_a_vm_in_its_range_on_its_deployments_network() -> None:
     build = build_file(OPENSTACK_K8S)
     joins = {j.az: j for j in build.plan.joins}
-    from fabricgen.lab import kubeovn
+    from fabricgen.lab.platforms import kubeovn
 
     network, _ = kubeovn.network_commands("openstack", "advertised-0", joins["openstack"].deployment.interconnect
                                           .advertise[0], joins["openstack"].deployment.interconnect.advertise[0]
@@ -241,7 +244,7 @@ def test_neutron_and_ovn_kubernetes_in_one_northbound_db() -> None:
     """Neutron's rows in tier 0 and OVN-Kubernetes' in tier 2 side by side in one NB: a VM and a pod
     of the same AZ reach each other exactly as the policy says, each direction decided by the
     destination's platform, the replies by conntrack."""
-    from fabricgen.lab.sandbox import NB
+    from fabricgen.lab.ovn.sandbox import NB
 
     with assembly.running(build_text(one_northbound_db(), "sites/openstack-k8s/fabric.yaml"), data_plane=True,
                           programs=DEBIAN13) as lab:

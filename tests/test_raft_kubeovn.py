@@ -24,7 +24,7 @@ import pytest
 from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
-from fabricgen.lab.programs import Programs
+from fabricgen.lab.ovn.programs import Programs
 from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"

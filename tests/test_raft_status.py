@@ -32,7 +32,7 @@ from fabricgen.judge.raft import (
     parse_server_databases,
     server_databases_argv,
 )
-from fabricgen.lab.programs import Programs
+from fabricgen.lab.ovn.programs import Programs
 from support.raft_cluster import RaftCluster, missing
 
 DATA = REPO / "tests" / "data" / "raft"

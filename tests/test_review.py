@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import edit
 from fabricgen.cli import main
-from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.review import semantic_diff
 from fabricgen.review.semantic_diff import COMMENT_LIMIT
 
@@ -336,7 +336,7 @@ def test_markdown_without_the_ovn_programs_leaves_the_lab_out(
 
 
 def test_the_comment_proves_with_packets_up_to_eight_azs_and_with_ovn_trace_above() -> None:
-    from fabricgen.lab.report import COMMENT_DATA_PLANE_MAX_AZS, comment_proof
+    from fabricgen.lab.verify import COMMENT_DATA_PLANE_MAX_AZS, comment_proof
 
     assert COMMENT_DATA_PLANE_MAX_AZS == 8
     assert comment_proof(4, NAME) == comment_proof(8, NAME) == (True, None)
@@ -350,7 +350,7 @@ def test_the_comment_proves_with_packets_up_to_eight_azs_and_with_ovn_trace_abov
 @pytest.mark.skipif(bool(missing_prerequisites(data_plane=True)), reason=f"real OVN needed ({INSTALL_COMMAND})")
 def test_a_comment_on_nine_azs_traces_them_and_says_why() -> None:
     from conftest import build_text
-    from fabricgen.lab.report import lab_section
+    from fabricgen.lab.verify import lab_section
 
     section = lab_section(build_text(renumbered(9)[0], "mesh.yaml"), "mesh.yaml")
     assert section is not None and section.startswith("### OVN-IC lab: 72/72 pairs delivered\n")

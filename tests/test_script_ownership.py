@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.lab.sandbox import Sandbox, missing_prerequisites
+from fabricgen.lab.ovn.sandbox import Sandbox, missing_prerequisites
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
 from test_script_pruning import FABRIC, ROUTER, WITHOUT_NETWORKS, controller_script, ctl, edited, rows, sh

@@ -23,7 +23,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from conftest import build_text
-from fabricgen.lab.sandbox import Sandbox, missing_prerequisites, poll
+from fabricgen.lab.ovn.running import poll
+from fabricgen.lab.ovn.sandbox import Sandbox, missing_prerequisites
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing

@@ -24,8 +24,8 @@ from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
-from fabricgen.lab.programs import Programs
-from fabricgen.lab.sandbox import poll
+from fabricgen.lab.ovn.programs import Programs
+from fabricgen.lab.ovn.running import poll
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
@@ -283,7 +283,7 @@ def test_wait_reads_again_until_everything_is_ok(tmp_path: Path, monkeypatch: py
     `--wait` reads again until it is ok; and a break nobody mends keeps its code when the time is up."""
     import threading
 
-    from fabricgen.lab import kubeovn
+    from fabricgen.lab.platforms import kubeovn
 
     programs = DEBIAN13 if not DEBIAN13.missing() else SYSTEM
     with running_lab(programs, tmp_path, monkeypatch) as (lab, endpoints):

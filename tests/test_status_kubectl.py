@@ -37,8 +37,8 @@ from conftest import REPO, build_file, build_text
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
-from fabricgen.lab.programs import Programs
-from fabricgen.lab.sandbox import poll
+from fabricgen.lab.ovn.programs import Programs
+from fabricgen.lab.ovn.running import poll
 from fabricgen.observe import capture, kube_objects, sources
 from fabricgen.observe import live_fabric as live
 from fabricgen.observe import runner as observe

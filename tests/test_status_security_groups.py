@@ -1,8 +1,8 @@
 """`fabricgen status` finds the rendered Neutron security groups in a deployment's northbound DB, as
 Neutron wrote them (openstack/neutron 28.0.1 `neutron/common/ovn/acl.py`, `utils.py`; see
-`fabricgen.observe.neutron_rows`), and names what is missing, added, detached or gone.
+`fabricgen.platform_rows.neutron`), and names what is missing, added, detached or gone.
 
-The database is the lab's of sites/openstack-k8s (`fabricgen.lab.platform_policy` writes Neutron's
+The database is the lab's of sites/openstack-k8s (`fabricgen.lab.platforms.platform_policy` writes Neutron's
 rows from the rendered playbook there), changed the way a playbook not applied, a rule added by
 hand, a port detached or neutron_pg_drop lost would change it.
 """
@@ -20,7 +20,7 @@ from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
-from fabricgen.lab.programs import Programs
+from fabricgen.lab.ovn.programs import Programs
 from test_status import lab_endpoints
 
 FABRIC = REPO / "sites" / "openstack-k8s" / "fabric.yaml"

@@ -20,8 +20,9 @@ from conftest import REPO, build_text
 from fabricgen.cli import main
 from fabricgen.judge.interconnection import _transit_switches
 from fabricgen.lab import assembly
-from fabricgen.lab.programs import PREFIX_VARIABLE, Programs
-from fabricgen.lab.sandbox import IC_SB, NB, poll, rotated
+from fabricgen.lab.ovn.programs import PREFIX_VARIABLE, Programs
+from fabricgen.lab.ovn.running import poll
+from fabricgen.lab.ovn.sandbox import IC_SB, NB, rotated
 from fabricgen.observe.icsb_show import parse
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"

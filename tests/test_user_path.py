@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.lab.sandbox import missing_prerequisites
+from fabricgen.lab.ovn.sandbox import missing_prerequisites
 from support.gitops_tree import BIN, load_stream, run
 from support.hook_repo import IDENTITY
 

@@ -26,8 +26,10 @@ import pytest
 
 from conftest import REPO, SITES, build_file, build_text, rel
 from fabricgen import exit_codes
-from fabricgen.lab import assembly, kubeovn, paths, proof, tracing
-from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.lab import assembly
+from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
+from fabricgen.lab.platforms import kubeovn
+from fabricgen.lab.provers import paths, proof, tracing
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 
@@ -309,7 +311,7 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
     process at all names the lab's directory afterwards (`processes.lab_processes`: also one that
     never wrote its pidfile), the directory gone. Flakiness is the defect this guards against:
     docs/development.md ("Tests and tools") gives the loop it was run in."""
-    from fabricgen.lab.processes import lab_processes
+    from fabricgen.lab.ovn.processes import lab_processes
 
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(zones_fabric(8))
@@ -351,7 +353,7 @@ def test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory(tmp_pat
 def test_markdown_of_a_large_lab_lists_failures_instead_of_a_matrix() -> None:
     from ipaddress import IPv4Network
 
-    from fabricgen.lab import report as verify
+    from fabricgen.lab import verify
 
     endpoints = [paths.Endpoint(f"z{i}", IPv4Network(f"172.31.{i}.0/24"), f"z{i}") for i in range(20)]
     pairs = tuple(paths.Pair(a, b, paths.DELIVERED if a.az != "z0" else paths.DROPPED, "x")

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from fabricgen.lab.programs import Programs
+from fabricgen.lab.ovn.programs import Programs
 
 NB, SB = "OVN_IC_Northbound", "OVN_IC_Southbound"
 ZONE_NB, ZONE_SB = "OVN_Northbound", "OVN_Southbound"

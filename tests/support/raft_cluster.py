@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from fabricgen.lab.programs import Programs
+from fabricgen.lab.ovn.programs import Programs
 
 TOOLS = ("ovsdb-server", "ovsdb-tool", "ovsdb-client", "ovn-appctl")
 POLL_INTERVAL = 0.05

@@ -33,7 +33,7 @@ def run(*, fabric: Path, base: str, fmt: str, lab: bool = True) -> int:
     if fmt == "markdown":
         extra = [pull_request.topology_section(before, head)] if result else []
         if result and lab:
-            from fabricgen.lab import report as verification
+            from fabricgen.lab import verify as verification
 
             section = verification.lab_section(head, name)
             extra += [section] if section else []

@@ -4,7 +4,7 @@ in a throwaway OVN-IC lab, with packets between simulated chassis (or `--logical
 Exit 0 when every pair is delivered (or, where the fabric's policy admits no ICMP between its
 ends, is not) and every policy flow is as the policy says, 5 when one is not or when nothing could
 be proven where there is something to prove (no pair of AZs, yet a shared OVN deployment or several
-zones), 6 when the OVN programs are missing or the lab cannot run (see `fabricgen.lab.report`).
+zones), 6 when the OVN programs are missing or the lab cannot run (see `fabricgen.lab.verify`).
 The heavy imports stay inside `run`: other commands never load the lab.
 """
 
@@ -19,8 +19,8 @@ from fabricgen import exit_codes
 def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, ovn_prefix: Path | None = None) -> int:
     import os
 
-    from fabricgen.lab import report as verification
-    from fabricgen.lab.programs import PREFIX_VARIABLE
+    from fabricgen.lab import verify as verification
+    from fabricgen.lab.ovn.programs import PREFIX_VARIABLE
 
     if ovn_prefix is not None:  # the lab, and the rendered scripts it runs, use these programs
         os.environ[PREFIX_VARIABLE] = str(ovn_prefix.resolve())

@@ -25,7 +25,7 @@ Also:
   northbound DB.
 - `subnet_ports`: whether a Subnet's update reached OVN, which Argo CD and Flux cannot tell.
 
-May import: `fabricgen.observe`, `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`,
-`fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared
+May import: `fabricgen.observe`, `fabricgen.platform_rows`, `fabricgen.live_text`, `fabricgen.pipeline`,
+`fabricgen.report`, `fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared
 `errors`, `exit_codes`, `diagnostics`, `files`.
 """

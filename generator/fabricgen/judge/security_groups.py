@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fabricgen.judge.checks import DRIFT, OK, UNREACHABLE, Check
-from fabricgen.observe import neutron_rows
 from fabricgen.observe.live_fabric import AzLive
 from fabricgen.observe.ovsdb_rows import Row, as_list
 from fabricgen.pipeline import Build
+from fabricgen.platform_rows import neutron as neutron_rows
 
 NAME = "policy.security-group"
 Rule = tuple[str, int, str, str]  # direction, priority, action, match

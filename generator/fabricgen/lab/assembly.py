@@ -29,23 +29,12 @@ from typing import Any
 
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
-from fabricgen.lab import kubeovn, platform_policy
-from fabricgen.lab.chassis import ChassisSpec, Underlay
-from fabricgen.lab.paths import Endpoint
-from fabricgen.lab.programs import Programs
-from fabricgen.lab.sandbox import (
-    IC_SB,
-    NB,
-    SB,
-    Sandbox,
-    SandboxError,
-    ZoneSpec,
-    atoms,
-    parallel,
-    poll,
-    transit_mac,
-    workdir,
-)
+from fabricgen.lab.ovn.chassis import ChassisSpec, Underlay
+from fabricgen.lab.ovn.programs import Programs
+from fabricgen.lab.ovn.running import SandboxError, parallel, poll
+from fabricgen.lab.ovn.sandbox import IC_SB, NB, SB, Sandbox, ZoneSpec, atoms, transit_mac, workdir
+from fabricgen.lab.platforms import kubeovn, platform_policy
+from fabricgen.lab.provers.paths import Endpoint
 from fabricgen.pipeline import Build
 from fabricgen.plan.zones import DEFAULT_VPC, DeploymentJoin
 

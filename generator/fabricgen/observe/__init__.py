@@ -16,13 +16,9 @@ right (that is `fabricgen.judge`).
   `kubectl get -o yaml|json` prints), and `json_bounds` (the numbers and nesting any JSON from
   the live side may hold).
 
-Also:
 
-- `acl_rows`: an ACL row as a platform's controller writes it, with who wrote it in words.
-- `neutron_rows`: what Neutron's ML2/OVN driver writes into its northbound DB for a security group.
-
-May import: `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`,
-`fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared `errors`,
+May import: `fabricgen.platform_rows`, `fabricgen.live_text`, `fabricgen.pipeline`, `fabricgen.report`,
+`fabricgen.plan`, `fabricgen.model`, `fabricgen.source`, `fabricgen.serialise`, and the shared `errors`,
 `exit_codes`, `diagnostics`, `files` (and the package's version, for
 captures).
 """

@@ -17,7 +17,7 @@ from typing import Any
 from fabricgen.errors import FabricgenError
 from fabricgen.live_text import escape
 from fabricgen.model.names import KUBE_SYSTEM
-from fabricgen.observe import icsb_show, json_bounds, kube_objects, neutron_rows
+from fabricgen.observe import icsb_show, json_bounds, kube_objects
 from fabricgen.observe import read_commands as cmd
 from fabricgen.observe.capture import Observation
 from fabricgen.observe.kube_objects import LiveObject, ObjectId
@@ -35,6 +35,7 @@ from fabricgen.observe.sources import (
     Ssl,
 )
 from fabricgen.pipeline import Build
+from fabricgen.platform_rows import neutron as neutron_rows
 
 # What each AZ's databases are read for (table, columns).
 NB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -9,12 +9,10 @@ import re
 from collections.abc import Sequence
 from ipaddress import IPv4Address
 
-from fabricgen.lab import kubeovn
 from fabricgen.lab.assembly import Lab
-from fabricgen.lab.paths import ALTERED, DELIVERED, DROPPED, REROUTED, UNRESOLVED, WRONG_ZONE, Endpoint, Pair
-from fabricgen.lab.sandbox import (
-    parallel,
-)
+from fabricgen.lab.ovn.running import parallel
+from fabricgen.lab.platforms import kubeovn
+from fabricgen.lab.provers.paths import ALTERED, DELIVERED, DROPPED, REROUTED, UNRESOLVED, WRONG_ZONE, Endpoint, Pair
 
 
 def flow(src_mac: str, dst_mac: str, src: IPv4Address, dst: IPv4Address, inport: str, ttl: int = 64) -> str:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.lab.assembly import ProofError, running
-from fabricgen.lab.kubeovn import Backbone
-from fabricgen.lab.member_flows import prove_member_flows
-from fabricgen.lab.paths import DENIED, Endpoint, Pair
-from fabricgen.lab.policy_flows import DENY, Flow, expected, prove_flows
-from fabricgen.lab.programs import Programs, zones_ovn
-from fabricgen.lab.sandbox import SandboxError
-from fabricgen.lab.tracing import trace_pairs
+from fabricgen.lab.ovn.programs import Programs, zones_ovn
+from fabricgen.lab.ovn.running import SandboxError
+from fabricgen.lab.platforms.kubeovn import Backbone
+from fabricgen.lab.provers.member_flows import prove_member_flows
+from fabricgen.lab.provers.paths import DENIED, Endpoint, Pair
+from fabricgen.lab.provers.policy_flows import DENY, Flow, expected, prove_flows
+from fabricgen.lab.provers.tracing import trace_pairs
 from fabricgen.observe.icsb_show import IcSbShow
 from fabricgen.pipeline import Build
 
@@ -104,7 +104,7 @@ def _prove(build: Build, actual: Mapping[str, IPv4Address] | None, data_plane: b
     with running(build, actual, data_plane=data_plane, programs=programs, final=not data_plane) as lab:
         endpoints = lab.endpoints()
         if data_plane:
-            from fabricgen.lab import dataplane
+            from fabricgen.lab.provers import dataplane
 
             pairs = dataplane.prove_pairs(lab, endpoints)
         else:

@@ -28,9 +28,9 @@ from ipaddress import IPv4Address
 from typing import Any
 
 from fabricgen.lab.assembly import Lab, tenant_objects
-from fabricgen.lab.kubeovn import Backbone
-from fabricgen.lab.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
-from fabricgen.lab.tracing import flow
+from fabricgen.lab.platforms.kubeovn import Backbone
+from fabricgen.lab.provers.policy_packets import DELIVERED, DROPPED, SENT, Connection, exchange
+from fabricgen.lab.provers.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, Allowed, PolicyPlan
 
 ALLOW, DENY = "allow", "deny"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.lab.kubeovn import batch
-from fabricgen.lab.sandbox import NB, Sandbox, atoms
+from fabricgen.lab.ovn.sandbox import NB, Sandbox, atoms
+from fabricgen.lab.platforms.kubeovn import batch
 
 OWNER = "k8s.ovn.org/owner-controller"
 LEGACY_KEYS = ("policy_type", "default-deny-policy-type")  # what SyncACLs converts instead of removing

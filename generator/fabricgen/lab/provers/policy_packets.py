@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fabricgen.lab.assembly import Lab
-from fabricgen.lab.dataplane import Leg, send_wave
-from fabricgen.lab.kubeovn import Backbone
-from fabricgen.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, TCP, UDP, Probe, Segment
+from fabricgen.lab.ovn.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, TCP, UDP, Probe, Segment
+from fabricgen.lab.platforms.kubeovn import Backbone
+from fabricgen.lab.provers.dataplane import Leg, send_wave
 
 DELIVERED, DROPPED = "delivered", "dropped"
 SOURCE_PORT = 40000  # a connection's source port is this plus its place in the batch

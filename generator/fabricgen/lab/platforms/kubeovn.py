@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Any
 
-from fabricgen.lab import nb_rows
-from fabricgen.lab.sandbox import ROUTER, Sandbox
+from fabricgen.lab.ovn.sandbox import ROUTER, Sandbox
+from fabricgen.lab.platforms import nb_rows
 from fabricgen.model.names import ROUTE_POLICY
 
 VENDOR = {"vendor": "kube-ovn"}

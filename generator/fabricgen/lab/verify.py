@@ -1,7 +1,7 @@
 """The `verify` proof of a fabric, and the proof as text, Markdown and JSON.
 
 The fabric is rendered in memory and set up in a lab of real OVN daemons (see
-`fabricgen.lab.proof`); every ordered pair of AZ endpoints is traced with ovn-trace.
+`fabricgen.lab.provers.proof`); every ordered pair of AZ endpoints is traced with ovn-trace.
 With an `ovn-ic-sbctl show` capture, each zone's transit address is taken from it instead of
 the fabric, as the live transit switch has it. The lab is imported inside the functions that
 run it: formatting a proof never loads it.
@@ -22,7 +22,7 @@ from fabricgen.errors import FabricgenError
 from fabricgen.source.reader import display_name
 
 if TYPE_CHECKING:
-    from fabricgen.lab.proof import Proof
+    from fabricgen.lab.provers.proof import Proof
     from fabricgen.pipeline import Build
 
 CELL = {"delivered": "ok", "rerouted": "REROUTED", "dropped": "DROPPED", "wrong-zone": "WRONG-AZ",
@@ -130,7 +130,7 @@ def proven_with(proof: Proof) -> str:
 
 def version_warnings(proof: Proof) -> list[str]:
     """Where the AZs run another OVN than the one that proved it."""
-    from fabricgen.lab.programs import release
+    from fabricgen.lab.ovn.programs import release
 
     have = release(proof.ovn_version)
     out = []
@@ -225,8 +225,8 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 def missing_programs(*, data_plane: bool = False) -> str | None:
     """Why the lab cannot run here, with the install command; None when it can."""
-    from fabricgen.lab.programs import PREFIX_VARIABLE, Programs
-    from fabricgen.lab.sandbox import INSTALL_COMMAND, missing_prerequisites
+    from fabricgen.lab.ovn.programs import PREFIX_VARIABLE, Programs
+    from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
 
     programs = Programs.from_environment()
     missing = missing_prerequisites(data_plane=data_plane, programs=programs)
@@ -241,7 +241,8 @@ def missing_programs(*, data_plane: bool = False) -> str | None:
 def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[Proof, str, str | None]:
     """The proof of a fabric file, its name as messages give it, and what it left unproven
     (`unproven`)."""
-    from fabricgen.lab import assembly, proof
+    from fabricgen.lab import assembly
+    from fabricgen.lab.provers import proof
     from fabricgen.observe import icsb_show
     from fabricgen.pipeline import build
 
@@ -300,7 +301,8 @@ def lab_section(head: Build, name: str) -> str | None:
     """The verify matrix of a build for a pull-request comment, or None when the OVN programs
     are not installed: with packets up to `COMMENT_DATA_PLANE_MAX_AZS` AZs, else with ovn-trace,
     saying so."""
-    from fabricgen.lab import assembly, proof
+    from fabricgen.lab import assembly
+    from fabricgen.lab.provers import proof
 
     if head.plan.fabric.interconnection is None or missing_programs() is not None:
         return None

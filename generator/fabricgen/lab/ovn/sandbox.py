@@ -31,21 +31,20 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fabricgen.lab.processes import POLL_INTERVAL, lab_processes, names_directory, terminate
-from fabricgen.lab.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
-from fabricgen.lab.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
-from fabricgen.lab.unixctl import Client, UnixctlError
+from fabricgen.lab.ovn.processes import lab_processes, names_directory, terminate
+from fabricgen.lab.ovn.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
+from fabricgen.lab.ovn.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
+from fabricgen.lab.ovn.running import INTERRUPTED, SandboxError, parallel, poll, run
+from fabricgen.lab.ovn.tracers import Tracers
+from fabricgen.lab.ovn.unixctl import Client, UnixctlError
 
 SCHEMA_DIR = Path("/usr/share/ovn")  # the system's; a prefix has its own (`Programs.ovn_schemas`)
 BINARIES = CONTROL_PLANE
@@ -53,10 +52,8 @@ SCHEMAS = OVN_SCHEMAS
 DEBIAN_PACKAGES = ("ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch")
 INSTALL_COMMAND = "apt-get install " + " ".join(DEBIAN_PACKAGES)
 ROUTER = "ovn-cluster"
-POLL_TRIES = 1000  # bounded; a healthy sandbox needs a handful
 TRANSIT_SUBNET = IPv4Network("169.254.100.0/24")
 CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
-WORKERS = 8  # AZs set up at once; each step waits on daemons, not on this process
 _SOCKET_PATH_MAX = 107
 STOP_ROUNDS = 20  # rounds of looking for a lab process still running after the pidfiles' were stopped
 NB, SB, IC_NB, IC_SB = "OVN_Northbound", "OVN_Southbound", "OVN_IC_Northbound", "OVN_IC_Southbound"
@@ -74,55 +71,6 @@ def missing_prerequisites(*, data_plane: bool = False, programs: Programs | None
     """What is missing to run a sandbox here (empty when it can run); `data_plane`: also the
     chassis' programs (ovs-vswitchd, ovs-vsctl, ovn-controller)."""
     return (programs or Programs.from_environment()).missing(data_plane=data_plane)
-
-
-class SandboxError(RuntimeError):
-    pass
-
-
-# Set when the main thread is interrupted while workers set up the lab: they start nothing more.
-INTERRUPTED = threading.Event()
-
-
-def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True) -> str:
-    if INTERRUPTED.is_set():
-        raise SandboxError("interrupted")
-    proc = subprocess.run(list(args), capture_output=True, text=True, env=env, check=False,
-                          stdin=subprocess.DEVNULL)
-    if check and proc.returncode != 0:
-        raise SandboxError(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr}{proc.stdout}")
-    return proc.stdout
-
-
-def poll(what: str, probe: object, tries: int = POLL_TRIES) -> None:
-    """Call `probe()` until it returns true, at most `tries` times."""
-    assert callable(probe)
-    for _ in range(tries):
-        with contextlib.suppress(SandboxError):
-            if probe():
-                return
-        time.sleep(POLL_INTERVAL)
-    raise SandboxError(f"gave up waiting for {what} after {tries} tries")
-
-
-def parallel(function: Callable[[T], object], items: Iterable[T]) -> None:
-    """`function(item)` for every item, several at once; the first failure is raised only after
-    every call has returned, so nothing is still starting a daemon when the caller cleans up."""
-    work = list(items)
-    if len(work) <= 1:
-        for item in work:
-            function(item)
-        return
-    pool = ThreadPoolExecutor(max_workers=min(WORKERS, len(work)))
-    try:
-        futures = [pool.submit(function, item) for item in work]
-        for future in futures:
-            future.result()
-    except KeyboardInterrupt:
-        INTERRUPTED.set()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def transit_mac(address: IPv4Address) -> str:
@@ -155,7 +103,7 @@ class ZoneSpec:
 
 
 @dataclass
-class Sandbox:
+class Sandbox(Tracers):
     """A running sandbox. Use `start()`, then `stop()` (or the `running` context manager)."""
 
     workdir: Path
@@ -277,45 +225,6 @@ class Sandbox:
         result = self.transact(db, database, [{"op": "select", "table": table, "where": [list(c) for c in where],
                                                "columns": list(columns)}])
         return list(result[0]["rows"])
-
-    # ------------------------------------------------------------ tracing daemons
-    def start_tracers(self, azs: Iterable[str]) -> None:
-        """One `ovn-trace --detach` per AZ. It reads the AZ's SB once, when it starts: start it
-        after the last change (and `sync`), or call `stop_tracers` and start again."""
-        def one(az: str) -> None:
-            d = self.workdir / az
-            self._daemon(d, "trace", ["ovn-trace", f"--db={self.sb_db(az)}"])
-            client = Client(d / "trace.ctl")
-            with self._lock:
-                self._tracers[az] = client
-
-        parallel(one, azs)
-
-    def tracing(self, az: str) -> bool:
-        """The AZ has a tracing daemon (`start_tracers`)."""
-        return az in self._tracers
-
-    def traced(self, az: str, datapath: str, flow: str, *options: str) -> str:
-        """A trace answered by the AZ's tracing daemon (same text as `trace`)."""
-        try:
-            return self._tracers[az].call("trace", *options, datapath, flow)
-        except UnixctlError as exc:
-            raise SandboxError(f"ovn-trace in {az}: {exc}") from None
-
-    def traced_many(self, az: str, traces: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
-        """Many traces (datapath, flow, options) answered by the AZ's tracing daemon, pipelined."""
-        try:
-            return self._tracers[az].call_many([("trace", *options, datapath, flow)
-                                                for datapath, flow, options in traces])
-        except UnixctlError as exc:
-            raise SandboxError(f"ovn-trace in {az}: {exc}") from None
-
-    def stop_tracers(self) -> None:
-        for az, client in list(self._tracers.items()):
-            with contextlib.suppress(OSError, UnixctlError):
-                client.call("exit")
-            client.close()
-            del self._tracers[az]
 
     # ------------------------------------------------------------ daemons
     def _template(self, schema: str) -> Path:

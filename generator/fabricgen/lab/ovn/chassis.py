@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
-from fabricgen.lab.sandbox import SB, Sandbox, SandboxError, parallel, poll, run
-from fabricgen.lab.settling import Counts, Port, read_counts
-from fabricgen.lab.unixctl import Client, UnixctlError
+from fabricgen.lab.ovn.running import SandboxError, parallel, poll, run
+from fabricgen.lab.ovn.sandbox import SB, Sandbox
+from fabricgen.lab.ovn.settling import Counts, Port, read_counts
+from fabricgen.lab.ovn.unixctl import Client, UnixctlError
 
 NETWORK = "n1"
 BFD_TRIES = 500  # polls, 20 ms apart: BFD takes a few of its 1 s intervals to come up

@@ -25,14 +25,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fabricgen.lab import kubeovn
 from fabricgen.lab.assembly import Lab
-from fabricgen.lab.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, Segment, read_pcap
-from fabricgen.lab.paths import ALTERED, DELIVERED, Endpoint, Pair
-from fabricgen.lab.processes import POLL_INTERVAL
-from fabricgen.lab.sandbox import IC_SB, SB, SandboxError
-from fabricgen.lab.settling import Port, Settling
-from fabricgen.lab.tracing import trace_pair
+from fabricgen.lab.ovn.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, Segment, read_pcap
+from fabricgen.lab.ovn.processes import POLL_INTERVAL
+from fabricgen.lab.ovn.running import SandboxError
+from fabricgen.lab.ovn.sandbox import IC_SB, SB
+from fabricgen.lab.ovn.settling import Port, Settling
+from fabricgen.lab.platforms import kubeovn
+from fabricgen.lab.provers.paths import ALTERED, DELIVERED, Endpoint, Pair
+from fabricgen.lab.provers.tracing import trace_pair
 from fabricgen.model.ovn import TUNNEL_OVERHEAD
 
 TUNNEL_KEY = "tunnel-key"

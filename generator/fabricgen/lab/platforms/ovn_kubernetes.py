@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fabricgen.lab import nb_rows
-from fabricgen.observe.acl_rows import Acl
+from fabricgen.lab.platforms import nb_rows
+from fabricgen.platform_rows.acls import Acl
 
 CONTROLLER = "default-network-controller"
 DENY_PRIORITY, ALLOW_PRIORITY = 1000, 1001

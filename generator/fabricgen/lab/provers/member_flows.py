@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricgen.lab.assembly import Lab
-from fabricgen.lab.kubeovn import Backbone
-from fabricgen.lab.policy_flows import (
+from fabricgen.lab.platforms.kubeovn import Backbone
+from fabricgen.lab.provers.policy_flows import (
     DENY,
     REPLY,
     SOURCE_PORT,
@@ -33,8 +33,8 @@ from fabricgen.lab.policy_flows import (
     probe,
     with_protocol,
 )
-from fabricgen.lab.policy_packets import Connection
-from fabricgen.lab.tracing import flow
+from fabricgen.lab.provers.policy_packets import Connection
+from fabricgen.lab.provers.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OVN_KUBERNETES, Allowed
 
 

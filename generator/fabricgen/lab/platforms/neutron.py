@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from fabricgen.lab import nb_rows
-from fabricgen.observe.acl_rows import Acl
-from fabricgen.observe.neutron_rows import (
+from fabricgen.lab.platforms import nb_rows
+from fabricgen.platform_rows.acls import Acl
+from fabricgen.platform_rows.neutron import (
     DROP_GROUP,
     SECURITY_GROUP_ID,
     drop_acls,

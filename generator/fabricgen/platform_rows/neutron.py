@@ -27,8 +27,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from fabricgen.observe.acl_rows import Acl
 from fabricgen.pipeline import Build
+from fabricgen.platform_rows.acls import Acl
 
 ALLOW_PRIORITY, DROP_PRIORITY = 1002, 1001
 DROP_PRIORITIES = (1001, 1000)  # every release so far; unreleased master

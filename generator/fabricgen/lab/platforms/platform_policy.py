@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 
-from fabricgen.lab import kubeovn, neutron, ovn_kubernetes
-from fabricgen.lab.kubeovn import Backbone, mac
-from fabricgen.observe import neutron_rows
-from fabricgen.observe.acl_rows import Acl
+from fabricgen.lab.platforms import kubeovn, neutron, ovn_kubernetes
+from fabricgen.lab.platforms.kubeovn import Backbone, mac
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import DeploymentJoin
 from fabricgen.plan.policy import Endpoint, object_name
+from fabricgen.platform_rows import neutron as neutron_rows
+from fabricgen.platform_rows.acls import Acl
 
 MEMBER_OFFSET = 10  # a member VM's address: this far into the member's range
 
