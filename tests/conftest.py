@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +40,48 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         terminalreporter.write_line(f"FABRICGEN_TEST_STRICT: {len(skipped)} test(s) skipped; each needs what "
                                     "scripts/setup.sh --test installs", red=True)
         terminalreporter._session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ------------------------------------------------------------------ the `lab` marker
+# A test that starts a program (OVN and OVS daemons, Prometheus, kubectl, nft, git, fabricgen as a
+# process, ...) carries `@pytest.mark.lab` (or its module `pytestmark`), so that `pytest -m "not
+# lab"` runs the fast ones alone. It is held to it: a test without the mark that starts one fails,
+# naming the program, whether the program starts in its setup (a fixture), its call or teardown.
+_RUNNING: list[pytest.Item] = []
+_STARTED: dict[str, list[str]] = {}
+_popen_init = subprocess.Popen.__init__
+
+
+def _watched_init(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+    item = _RUNNING[-1] if _RUNNING else None
+    if item is not None and item.get_closest_marker("lab") is None:
+        program = args if isinstance(args, str | bytes | os.PathLike) else (list(args) or ["?"])[0]
+        _STARTED.setdefault(item.nodeid, []).append(Path(os.fsdecode(program)).name)
+    _popen_init(self, args, *rest, **kwargs)
+
+
+subprocess.Popen.__init__ = _watched_init  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    _RUNNING.append(item)
+    try:
+        yield
+    finally:
+        _RUNNING.pop()
+        _STARTED.pop(item.nodeid, None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    started = _STARTED.get(item.nodeid)
+    if started and report.when == "teardown" and not report.failed:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} starts {', '.join(sorted(set(started)))} without @pytest.mark.lab: mark "
+                           "it (or its module) lab, so that `pytest -m \"not lab\"` stays the fast tests")
 
 
 @pytest.fixture(autouse=True)

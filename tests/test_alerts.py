@@ -16,6 +16,8 @@ import yaml
 from conftest import REPO, SITES, build_file
 from fabricgen.render import alerts
 
+pytestmark = pytest.mark.lab  # starts real programs: promtool
+
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool missing (scripts/setup.sh --test installs it)")
 LAB = REPO / "sites" / "lab" / "fabric.yaml"

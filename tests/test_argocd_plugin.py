@@ -16,6 +16,8 @@ import pytest
 from fabricgen.cli import main
 from support.gitops_tree import LAB, REPO, ZONES, break_nb_port, copy_sources, load_file, load_stream, run, tool_env
 
+pytestmark = pytest.mark.lab  # starts real programs: bash, fabricgen
+
 
 @pytest.fixture(scope="module")
 def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:

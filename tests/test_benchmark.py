@@ -12,6 +12,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.lab  # starts real programs: python
+
 
 def test_benchmark_reports_every_row_with_its_goal() -> None:
     proc = subprocess.run(

@@ -27,7 +27,10 @@ GITLAB = REPO / "deploy" / "ci" / "gitlab" / ".gitlab-ci.yml"
 ACTOR = git.Actor("t", "t@example.invalid")
 BIN = Path(shutil.which("fabricgen") or REPO / ".venv" / "bin" / "fabricgen").parent
 
-pytestmark = pytest.mark.skipif(bool(missing_prerequisites()), reason=f"real OVN needed ({INSTALL_COMMAND})")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(bool(missing_prerequisites()), reason=f"real OVN needed ({INSTALL_COMMAND})"),
+]
 
 
 def load(path: Path) -> Any:

@@ -141,6 +141,7 @@ def fabric_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize("broken", ["head", "base"])
 def test_diff_of_an_invalid_fabric_comments_the_located_errors(
         fabric_repo: Path, broken: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -164,6 +165,7 @@ def test_diff_of_an_invalid_fabric_comments_the_located_errors(
     assert located in err
 
 
+@pytest.mark.lab
 def test_render_all_needs_the_top_of_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
@@ -174,6 +176,7 @@ def test_render_all_needs_the_top_of_a_git_repository(tmp_path: Path, monkeypatc
     assert f"from the top of the repository: cd {REPO}" in capsys.readouterr().err
 
 
+@pytest.mark.lab
 def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A tracked directory under the output root that no fabric renders is removed, unless it holds
@@ -208,6 +211,7 @@ def test_render_all_never_takes_the_repository_top_or_a_fabric_for_output(
     assert (tmp_path / "out" / "notes" / "x.yaml").exists()
 
 
+@pytest.mark.lab
 def test_command_process_exits_with_mains_code_and_all_its_output(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -233,6 +237,7 @@ def test_command_process_exits_with_mains_code_and_all_its_output(
     assert bad.returncode == 1 and "file not found [FG000]" in bad.stderr
 
 
+@pytest.mark.lab
 def test_command_process_runs_without_cyclic_collections_and_main_leaves_them_on() -> None:
     """`cli.run` turns the cyclic garbage collector off for the process (see its docstring);
     `main`, which tests and other callers run in their own process, leaves it as it was."""
@@ -265,6 +270,7 @@ spec.loader.exec_module(module)
 """
 
 
+@pytest.mark.lab
 def test_ctrl_c_while_the_command_line_loads_is_an_interrupt_not_a_traceback(tmp_path: Path) -> None:
     """SIGINT while fabricgen.cli and its libraries were imported (before `main` has its handlers)
     printed a KeyboardInterrupt traceback. fabricgen.console takes SIGINT first: here the import

@@ -25,6 +25,8 @@ from conftest import REPO, SITES, build_file, build_text, diagnostic_lines, edit
 from fabricgen.pipeline import Build
 from fabricgen.render.templating import gcfg_value, oslo_value
 
+pytestmark = pytest.mark.lab  # starts real programs: git
+
 SAMPLE = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 SITE_FILE = "sites/openstack-k8s/fabric.yaml"
 HOSTILE = [

@@ -33,6 +33,8 @@ from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, paths, proof
 from fabricgen.pipeline import Build
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 SYSTEM = Programs()

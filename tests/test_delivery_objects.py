@@ -181,6 +181,7 @@ def test_applications_wait_for_the_ic_database_zone() -> None:
 
 
 
+@pytest.mark.lab
 def test_the_bootstrap_creates_the_root_alone() -> None:
     """What a person applies once (`kubectl apply -k _delivery/argocd/bootstrap`) is the health
     checks and the root Application: waves order only what one sync creates, so zone
@@ -214,6 +215,7 @@ def test_applications_carry_no_resources_finalizer() -> None:
             assert "finalizers" not in app["metadata"]
 
 
+@pytest.mark.lab
 def test_git_repository_ignore_rules(tmp_path: Path) -> None:
     """The ignore rules as git itself reads them (.gitignore syntax, which Flux follows)."""
     [repository] = [o for o in delivery("lab")["flux"] if o["kind"] == "GitRepository"]

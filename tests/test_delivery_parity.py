@@ -28,6 +28,8 @@ from support.gitops_tree import (
     without_bookkeeping,
 )
 
+pytestmark = pytest.mark.lab  # starts real programs: fabricgen, kpt, kubectl
+
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:

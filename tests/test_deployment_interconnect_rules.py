@@ -96,6 +96,14 @@ def test_base_is_valid() -> None:
 OS_TRANSIT = "      transitAddress: 169.254.100.200\n"
 K8S_TRANSIT = "      transitAddress: 169.254.100.201\n"
 
+FG710_WARNING = (
+    "sites/t/fabric.yaml:68:9: ovnDeployments[1].consumers[0].platform: warning: OVN-Kubernetes in "
+    "central mode deletes, at start-up, logical switches it does not own that carry other_config (the "
+    "transit switch among them), and every 5 minutes SB chassis that are not its nodes (the remote IC "
+    "gateways ovn-ic registers); ovn-ic restores both, but cross-AZ traffic drops meanwhile; re-run "
+    "configure-ovn-ic.sh after each ovnkube restart and monitor the transit switch, or keep this "
+    "cluster out of the interconnection [FG710]")
+
 CASES = [
     pytest.param(
         BASE.split("zones:\n")[0].split("interconnection:\n")[0] + "zones:\n" + BASE.split("zones:\n")[1], [
@@ -224,14 +232,21 @@ CASES = [
     pytest.param(edit(BASE, "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n",
                       "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n    consumers:\n      - name: k8s\n"
                       "        platform: kubernetes\n        hosts: [node1, node2]\n"
-                      "        apiServer: https://10.20.1.5:6443\n"), [
-        "sites/t/fabric.yaml:68:9: ovnDeployments[1].consumers[0].platform: warning: OVN-Kubernetes in "
-        "central mode deletes, at start-up, logical switches it does not own that carry other_config (the "
-        "transit switch among them), and every 5 minutes SB chassis that are not its nodes (the remote IC "
-        "gateways ovn-ic registers); ovn-ic restores both, but cross-AZ traffic drops meanwhile; re-run "
-        "configure-ovn-ic.sh after each ovnkube restart and monitor the transit switch, or keep this "
-        "cluster out of the interconnection [FG710]",
+                      "        apiServer: https://10.20.1.5:6443\n        version: v1.2.0\n"), [
+        FG710_WARNING,
     ], id="FG710"),
+    # The consumer's version defaults to v1.3.0 and the deployment's OVN to 23.03: a pair that
+    # cannot run, named at the consumer (its defaulted version has no line of its own).
+    pytest.param(edit(BASE, "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n",
+                      "      advertise: [10.128.0.0/14, 10.96.0.0/16]\n    consumers:\n      - name: k8s\n"
+                      "        platform: kubernetes\n        hosts: [node1, node2]\n"
+                      "        apiServer: https://10.20.1.5:6443\n"), [
+        "sites/t/fabric.yaml:67:9: ovnDeployments[1].consumers[0].version: OVN-Kubernetes v1.3.0 writes every "
+        "ACL with a tier (its northbound model has the ACL `tier` column, which OVN has from 23.06), and this "
+        "deployment runs OVN 23.03: its client refuses a database without the column; run OVN 23.06 or later "
+        "(ovnVersion) or an OVN-Kubernetes release before v1.3.0 [FG912]",
+        FG710_WARNING,
+    ], id="FG912"),
     pytest.param(edit(BASE, "      gatewayChassis: [net1]\n", "      gatewayChassis: []\n"), [
         "sites/t/fabric.yaml:35:23: ovnDeployments[0].interconnect.gatewayChassis: list should have at "
         "least 1 item after validation, not 0 [FG003]",

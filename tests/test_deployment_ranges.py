@@ -36,6 +36,8 @@ from test_platform_rules import BASE, NAME
 from test_script_ownership import IC, OVN_IC_NB, OVN_IC_SB, central_env, ic_databases, ic_script_env
 from test_script_pruning import FABRIC, controller_script, ctl, sh
 
+pytestmark = pytest.mark.lab  # starts real programs: netplan, ovn-ic-nbctl, ovn-nbctl, ovn-sbctl, ovsdb-server...
+
 CLIENTS = "      clientNetworks: [10.0.0.0/24]\n"
 PROBE_LINE = 12  # the line after CLIENTS in BASE
 

@@ -23,6 +23,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.lab  # starts real programs: promtool, python
+
 LAB = "sites/lab/fabric.yaml"
 TRIES = 300  # polls 0.05 s apart for the first reading: a bound, not a deadline of the test
 

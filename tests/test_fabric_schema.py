@@ -99,6 +99,7 @@ def test_schema_command_unwritable_is_an_error_not_a_crash(tmp_path: Path,
     assert "cannot write" in err and "internal error" not in err
 
 
+@pytest.mark.lab
 def test_importing_the_model_builds_no_validator() -> None:
     """Section defaults are made with `model_construct` (docs/development.md, "Start-up"): calling a model at
     import would build its validator there, and with the first validator pydantic loads its

@@ -25,6 +25,8 @@ from fabricgen.output import private_cache
 from fabricgen.serialise import render_record
 from fabricgen.source import reader as source
 
+pytestmark = pytest.mark.lab  # starts real programs: git, python
+
 HEAVY = ("pydantic", "ruamel", "jinja2")
 SAMPLES = sorted(p.parent.name for p in (REPO / "sites").glob("*/fabric.yaml"))
 # Runs the CLI and reports on stderr's last line which heavy libraries the process imported.

@@ -112,6 +112,7 @@ def test_committed_rendered_is_current(in_repo: Path, capsys: pytest.CaptureFixt
     assert code == 0, f"rendered/ is stale; run `fabricgen render sites/*/fabric.yaml`:\n{err}"
 
 
+@pytest.mark.lab
 def test_console_script_check_on_committed_rendered() -> None:
     """The installed `fabricgen` entry point, as CI and pre-commit run it, agrees."""
     script = Path(sys.executable).with_name("fabricgen")

@@ -14,6 +14,8 @@ import pytest
 from conftest import REPO, SITES, build_file
 from fabricgen.review import topology
 
+pytestmark = pytest.mark.lab  # starts real programs: dot, python
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 STACK = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` needed (apt-get install graphviz)")

@@ -75,6 +75,7 @@ def test_the_code_digest_covers_the_scripts(tmp_path: Path) -> None:
     assert render_record.code_digest(package) != before
 
 
+@pytest.mark.lab
 def test_lua_fixtures() -> None:
     results = run_lua([(health_checks.script(kind), obj) for kind, _n, obj, _s, _m in CASES])
     failures = [f"{kind[1]} {name}: expected {status} {message!r}, got {got}"
@@ -85,6 +86,7 @@ def test_lua_fixtures() -> None:
     assert (("kubeovn.io", "Subnet"), "Degraded") in covered
 
 
+@pytest.mark.lab
 def test_the_scripts_need_no_string_library() -> None:
     """argocd-cm scripts run without Lua's string library: a method call on a string fails here too."""
     probe = 'local hs = {}\nhs.status = ("healthy"):upper()\nreturn hs\n'
@@ -93,6 +95,7 @@ def test_the_scripts_need_no_string_library() -> None:
     assert run_lua([(ok, {})]) == [("Healthy", "a,b")]
 
 
+@pytest.mark.lab
 def test_lua_literal_keeps_every_character() -> None:
     text = 'a"b\\c\nd\x00é]]'
     probe = 'local hs = {}\nhs.status = "Healthy"\nhs.message = obj.text\nreturn hs\n'

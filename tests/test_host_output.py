@@ -21,6 +21,8 @@ from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY, Chassis, chassis
 from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, OvsdbServers, missing
 
+pytestmark = pytest.mark.lab  # starts real programs: netplan, nft, ovn-nbctl, ovn-sbctl, ovs-vsctl...
+
 PLATFORM_SITES = [s for s in SITES if "ovnDeployments:" in s.read_text(encoding="utf-8")]
 
 

@@ -25,7 +25,10 @@ COUNTS = re.compile(r"^(?P<family>[a-z-]+): held (?P<held>\d+), failed (?P<faile
 FAILURE = re.compile(r"^- (?P<case>\S+) \(reproduction: (?P<kept>.+)\)$", re.MULTILINE)
 FABRICGEN = Path(sys.executable).parent / "fabricgen"
 
-pytestmark = pytest.mark.skipif(not FABRICGEN.exists(), reason=f"no fabricgen installed beside {sys.executable}")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(not FABRICGEN.exists(), reason=f"no fabricgen installed beside {sys.executable}"),
+]
 
 
 def hostile(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, int]]]:

@@ -230,6 +230,7 @@ def run_with_raft(fabric: Path, clusters: dict[str, Path | list[Path]], raft: Pa
     return code, json.loads(out.getvalue()), err.getvalue()
 
 
+@pytest.mark.lab
 def test_the_raft_server_list_names_the_members(tmp_path: Path, ic_raft: str) -> None:
     """No Deployment captured, ic-db-host one address, and one member's `cluster/status`: its server
     list holds three, so the fabric declares three and runs the IC server where their Nodes are."""
@@ -245,6 +246,7 @@ def test_the_raft_server_list_names_the_members(tmp_path: Path, ic_raft: str) ->
     assert code == 0 and doc["exact"], err  # ic-db-host kept in database.hosts
 
 
+@pytest.mark.lab
 def test_a_raft_member_node_ips_does_not_name_is_declared_and_a_conflict(tmp_path: Path, ic_raft: str) -> None:
     """NODE_IPS names two of the three members the server list holds (a node lost its master
     label after it joined): the fabric declares all three, so none is stopped, and says why."""

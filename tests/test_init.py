@@ -28,6 +28,7 @@ SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-act
             "schemas/fabric.schema.json", "sites/example/fabric.yaml")
 
 
+@pytest.mark.lab
 def test_init_writes_a_repository_whose_output_is_current(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "fabric"
@@ -243,6 +244,7 @@ def _ci_diff_comments(repo: Path, environment: dict[str, str]) -> None:
         (repo / "comment.md").unlink()
 
 
+@pytest.mark.lab
 def test_pip_install_from_git_then_init_then_commit(tmp_path: Path, fabricgen_commit: tuple[Path, str, Path]) -> None:
     """The README's path for a new user: pip install fabricgen from a git URL at a commit, init,
     and the hooks pinned to that same commit pass the first commit."""
@@ -264,6 +266,7 @@ def test_pip_install_from_git_then_init_then_commit(tmp_path: Path, fabricgen_co
     _first_commit_then_edit(repo, home, fabricgen)
 
 
+@pytest.mark.lab
 def test_init_from_a_directory_install_runs_the_fabricgen_on_path(tmp_path: Path,
                                                                   fabricgen_commit: tuple[Path, str, Path]) -> None:
     """This venv's fabricgen is installed from a directory (no commit on record): the hooks run

@@ -15,6 +15,8 @@ from fabricgen.cli import main
 from fabricgen.delivery import resource_list
 from fabricgen.source import reader as source
 
+pytestmark = pytest.mark.lab  # starts real programs: git, python
+
 MEMORY_LIMIT = 1 << 30  # a reader that slurps /dev/zero dies here instead of taking the machine
 
 

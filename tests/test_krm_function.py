@@ -27,6 +27,8 @@ from support.gitops_tree import (
     without_bookkeeping,
 )
 
+pytestmark = pytest.mark.lab  # starts real programs: fabricgen-krm, git, kpt, kubectl
+
 needs_kpt = pytest.mark.skipif(shutil.which("kpt") is None, reason="kpt is not installed")
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 

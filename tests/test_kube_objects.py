@@ -119,6 +119,7 @@ def test_several_documents_and_several_json_values() -> None:
     assert [o.origin for o in ko.read_objects(joined, "x.json")] == ["x.json: document 1", "x.json: document 2, item 1"]
 
 
+@pytest.mark.lab
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not on PATH")
 def test_kubectls_own_json_printer_is_read(tmp_path: Path) -> None:
     """`kubectl label --local -o json` prints each object with the printer `kubectl get -o json` uses."""

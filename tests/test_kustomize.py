@@ -18,7 +18,10 @@ from conftest import REPO
 
 KUBECTL = shutil.which("kubectl")
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed (needed for `kubectl kustomize`)")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed (needed for `kubectl kustomize`)"),
+]
 
 
 def zone_dirs() -> list[Path]:

@@ -114,12 +114,13 @@ def test_a_route_prefix_that_is_no_network_stays_as_it_is(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["(" * 250 + "ip4" + ")" * 250, "!" * 1000 + "ip4"])
 def test_deep_matches_end_in_a_message_never_a_recursion_error(text: str) -> None:
-    try:
+    """250 parentheses (OVN nests 100 at most) and a thousand `!` (OVN takes one before a primary)."""
+    with pytest.raises(acl_match.MatchError) as caught:
         acl_match.parse(text)
-    except acl_match.MatchError as exc:
-        assert "too many nested parentheses" in str(exc)
+    assert "parentheses nested too deeply" in str(caught.value) or "syntax error at `!'" in str(caught.value)
 
 
+@pytest.mark.lab
 def test_a_hostile_member_status_keeps_the_metrics_parseable(tmp_path: Path) -> None:
     """A raft status line with ESC, a bidi override and a quote: escaped in the label value, so the
     text is one for stdout and --serve, and Prometheus' own parser (promtool) reads it."""

@@ -128,6 +128,7 @@ def kubeconfig(tmp_path: Path, server: str) -> Path:
     return path
 
 
+@pytest.mark.lab
 def test_a_server_that_echoes_the_token_and_a_plugin_that_logs_it_leak_nothing(
         api_server: str, tmp_path: Path) -> None:
     if shutil.which("kubectl") is None:

@@ -19,6 +19,8 @@ from conftest import REPO, tree
 from fabricgen.cli import main
 from fabricgen.output import emit
 
+pytestmark = pytest.mark.lab  # starts real programs: git, ldconfig, python, setpriv
+
 
 def fabricgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fabricgen", *args], cwd=cwd, capture_output=True, text=True,

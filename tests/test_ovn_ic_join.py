@@ -29,11 +29,11 @@ from fabricgen.plan.joins import transit_mac as az_mac
 from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage
 
 _MISSING = missing_prerequisites()
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.lab, pytest.mark.skipif(
     bool(_MISSING),
     reason="real OVN needed (apt-get install ovn-central ovn-host ovn-ic ovn-ic-db openvswitch-switch); "
     f"missing: {', '.join(_MISSING)}",
-)
+)]
 
 FABRIC = """\
 apiVersion: fabricgen.io/v1alpha1

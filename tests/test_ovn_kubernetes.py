@@ -63,6 +63,7 @@ def test_the_samples_have_kubernetes_nodes() -> None:
     assert [b.site for b in kubernetes_sites()] == ["openstack-k8s"]
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize("launcher", ["ovnkube.sh", "direct"])
 def test_every_kubernetes_node_keeps_its_tunnel_endpoint(tmp_path: Path, launcher: str) -> None:
     if shutil.which("bash") is None:

@@ -31,11 +31,11 @@ from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 
 _MISSING = missing_prerequisites()
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.lab, pytest.mark.skipif(
     bool(_MISSING),
     reason="real OVN needed (apt-get install ovn-central ovn-host ovn-ic ovn-ic-db openvswitch-switch); "
     f"missing: {', '.join(_MISSING)}",
-)
+)]
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 LAB_ZONES = ("hq", "ai", "edge", "dr")

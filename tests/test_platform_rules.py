@@ -212,7 +212,8 @@ SHARED = BASE.replace("""      - platform: cloudstack
         name: k8s
         hosts: [kvm02]
         apiServer: https://10.0.0.5:6443
-""")
+    ovnVersion: "24.03"
+""")  # OVN-Kubernetes v1.3.0 (the default) needs OVN 23.06 or later (FG912)
 
 FG604_ERROR = (
     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[1].platform: OVN-Kubernetes 'k8s' shares this "

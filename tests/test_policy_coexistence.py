@@ -20,6 +20,8 @@ from fabricgen.lab.platforms import coexistence
 from fabricgen.lab.provers import member_flows
 from test_dataplane import DEBIAN13, needs_25_03
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...
+
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 
 

@@ -23,6 +23,8 @@ from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, policy_flows, policy_packets
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 
 

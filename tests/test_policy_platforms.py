@@ -96,6 +96,7 @@ def test_an_ovn_kubernetes_policy_is_the_rows_ovn_kubernetes_writes() -> None:
 
 
 # ---------------------------------------------------------------- in the lab, with packets
+@pytest.mark.lab
 @pytest.mark.parametrize("programs", BOTH)
 def test_vms_and_pods_across_two_azs_as_the_policy_says(programs: Programs) -> None:
     done = fabricgen("verify", "sites/openstack-k8s/fabric.yaml", "--format", "json", *prefix_args(programs))
@@ -146,6 +147,7 @@ def an_allow_all_security_group_on_the_vm(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(neutron, "commands", with_another_group)
 
 
+@pytest.mark.lab
 @needs_25_03
 def test_another_security_group_on_the_port_fails_verify_and_is_named(
         an_allow_all_security_group_on_the_vm: None) -> None:
@@ -190,6 +192,7 @@ def backbone_policy() -> str:
                 '    - {from: ai-backbone, to: hq-backbone, protocol: tcp, ports: ["22"]}\n')
 
 
+@pytest.mark.lab
 @needs_25_03
 def test_a_policy_across_two_kube_ovn_zones_with_packets() -> None:
     """hq's backbone Subnet carries the policy's ACLs as Kube-OVN writes them; ai's backbone opens
@@ -219,8 +222,8 @@ def test_a_policy_across_two_kube_ovn_zones_with_packets() -> None:
 # ---------------------------------------------------------------- Neutron and OVN-Kubernetes in one NB
 def one_northbound_db() -> str:
     """sites/openstack-k8s with the shop's pods in a cluster of the OpenStack deployment itself (its
-    own host k8s-node-3): one NB for Neutron and OVN-Kubernetes, as seed 004 runs them, accepted
-    with its reason (FG604 a warning)."""
+    own host k8s-node-3): one NB for Neutron and OVN-Kubernetes (the shared-overlay design, one NB/SB
+    for VMs and pods), accepted with its reason (FG604 a warning)."""
     text = OPENSTACK_K8S.read_text()
     text = edit(text, "    consumers:\n      - platform: openstack\n",
                 "    sharedDatabaseAcknowledged: \"lab: one NB for Neutron and OVN-Kubernetes\"\n"
@@ -239,6 +242,7 @@ def one_northbound_db() -> str:
                 "{cluster: k8s-shared, name: shop, podSelector: {app: web}, cidr: 10.100.128.0/17}")
 
 
+@pytest.mark.lab
 @needs_25_03
 def test_neutron_and_ovn_kubernetes_in_one_northbound_db() -> None:
     """Neutron's rows in tier 0 and OVN-Kubernetes' in tier 2 side by side in one NB: a VM and a pod

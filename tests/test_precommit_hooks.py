@@ -11,6 +11,8 @@ import pytest
 from support import hook_repo
 from support.gitops_tree import BIN, LAB, REPO, break_nb_port, load_file, run, tool_env
 
+pytestmark = pytest.mark.lab  # starts real programs: fabricgen, git, pre-commit
+
 HOOKS = {hook["id"]: hook for hook in load_file(REPO / ".pre-commit-hooks.yaml")}
 
 

@@ -16,6 +16,8 @@ import yaml
 from fabricgen.pipeline import Build, build
 from fabricgen.source.provenance import printable, source_name
 
+pytestmark = pytest.mark.lab  # starts real programs: bash, git, nft, python, vtysh
+
 ROOT = Path(__file__).resolve().parents[1]
 SITES = sorted((ROOT / "sites").glob("*/fabric.yaml"))
 

@@ -27,6 +27,8 @@ from fabricgen.cli import main
 from fabricgen.lab.ovn.programs import Programs
 from support.kubeovn_db import CENTRAL, ZONE_NB, ZONE_SB, KubeOvnDatabase, missing
 
+pytestmark = pytest.mark.lab  # starts real programs: kubectl, openssl, ovn-appctl, ovn-ctl, ovn-nbctl...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 ZONE = "hq"  # sites/lab's zone whose ovn-central the lab plays
 NODES = ("hq-node-1", "hq-node-2", "hq-node-3")

@@ -27,6 +27,8 @@ from fabricgen.cli import main
 from fabricgen.lab.ovn.programs import Programs
 from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
 
+pytestmark = pytest.mark.lab  # starts real programs: kubectl, ovn-appctl, ovn-ctl, ovn-ic-nbctl, ovn-ic-sbctl...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
 DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())

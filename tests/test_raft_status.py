@@ -131,6 +131,7 @@ def run_fix(cluster: RaftCluster, fix: str) -> subprocess.CompletedProcess[str]:
 
 
 # ---------------------------------------------------------------- real clusters
+@pytest.mark.lab
 def test_healthy_three_members_are_all_ok(cluster: RaftCluster) -> None:
     cluster.create(3)
     checks = judged(cluster)
@@ -148,6 +149,7 @@ def test_healthy_three_members_are_all_ok(cluster: RaftCluster) -> None:
         parse_cluster_status(other.stderr, "s1")
 
 
+@pytest.mark.lab
 def test_one_member_stopped_keeps_quorum(cluster: RaftCluster) -> None:
     cluster.create(3)
     leader = cluster.leader()
@@ -165,6 +167,7 @@ def test_one_member_stopped_keeps_quorum(cluster: RaftCluster) -> None:
     assert f"(->{stopped}) (did not answer)" in checks["raft.connections"].why
 
 
+@pytest.mark.lab
 def test_two_members_stopped_lose_the_leader(cluster: RaftCluster) -> None:
     cluster.create(3)
     leader = cluster.leader()
@@ -183,6 +186,7 @@ def test_two_members_stopped_lose_the_leader(cluster: RaftCluster) -> None:
     assert checks["raft.status"].why.startswith(f"{leader}: disconnected from the cluster (election timeout)")
 
 
+@pytest.mark.lab
 def test_stale_server_is_named_with_the_kick_that_removes_it(cluster: RaftCluster) -> None:
     cluster.create(3)
     rebuilt = next(n for n in cluster.members if n != cluster.leader())
@@ -219,6 +223,7 @@ def test_stale_server_is_named_with_the_kick_that_removes_it(cluster: RaftCluste
     assert verdicts(judged(cluster)) == ALL_OK
 
 
+@pytest.mark.lab
 def test_two_member_cluster_is_unhealthy(cluster: RaftCluster) -> None:
     cluster.create(2)
     checks = judged(cluster)
@@ -227,6 +232,7 @@ def test_two_member_cluster_is_unhealthy(cluster: RaftCluster) -> None:
     assert "join a third member" in checks["raft.count"].fix
 
 
+@pytest.mark.lab
 def test_single_member_ic_cluster_is_ok(programs: Programs) -> None:
     with RaftCluster(programs, programs.ovn_schemas / "ovn-ic-nb.ovsschema") as cluster:
         cluster.create(1)
@@ -236,6 +242,7 @@ def test_single_member_ic_cluster_is_ok(programs: Programs) -> None:
         assert checks["raft.count"].why == "1 member, as declared: no failure tolerated"
 
 
+@pytest.mark.lab
 def test_declared_member_that_never_joined(cluster: RaftCluster) -> None:
     cluster.create(2)
     nowhere = f"unix:{cluster.root}/nowhere.raft"
@@ -258,6 +265,7 @@ def test_declared_member_that_never_joined(cluster: RaftCluster) -> None:
     assert checks["raft.count"].fix == "join the declared members missing from the cluster (raft.members)"
 
 
+@pytest.mark.lab
 def test_server_rows_read_with_the_exported_command(cluster: RaftCluster) -> None:
     cluster.create(3)
     without_ctl = ["raft.reachable", "raft.status", "raft.leader", "raft.members", "raft.count", "raft.log"]

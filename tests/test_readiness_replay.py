@@ -47,7 +47,10 @@ from fabricgen.pipeline import load
 from support.health import Cel, kstatus, lua_binary, run_lua
 from test_apply_order import KIND_ORDER, WAVE, built, denies, ident, load_stream, platforms
 
-pytestmark = pytest.mark.skipif(lua_binary() is None, reason="lua5.1 not installed (scripts/setup.sh --test)")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(lua_binary() is None, reason="lua5.1 not installed (scripts/setup.sh --test)"),
+]
 
 Obj = dict[str, Any]
 Identity = tuple[str, str, str]

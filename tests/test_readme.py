@@ -12,7 +12,11 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from fabricgen.cli import _parser
+
+pytestmark = pytest.mark.lab  # starts real programs: bash
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -15,6 +15,8 @@ from conftest import REPO, tree
 from fabricgen.cli import main
 from fabricgen.output import emit
 
+pytestmark = pytest.mark.lab  # starts real programs: git, ldconfig, python, sh
+
 LAB = "sites/lab/fabric.yaml"
 TENANTS = "tests/golden/tenant-peering/fabric.yaml"
 # Every sample and golden fabric except the golden copy of the lab (same site name as sites/lab).

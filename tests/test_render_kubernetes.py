@@ -132,12 +132,14 @@ def expected_hq() -> list[dict[str, Any]]:
     return render(fabric, "sites/mixed/fabric.yaml").objects("hq")
 
 
+@pytest.mark.lab
 def test_render_of_the_mixed_fabric_imports_jinja2(repo: Path, tmp_path: Path) -> None:
     """The control for the two tests below: the whole output needs the templates."""
     _out, jinja2 = fabricgen(repo, "render", "-q", "sites/mixed/fabric.yaml", "-o", str(tmp_path / "out"), code=3)
     assert jinja2
 
 
+@pytest.mark.lab
 def test_the_plugin_prints_the_zone_without_importing_jinja2(repo: Path) -> None:
     out, jinja2 = fabricgen(repo, "argocd-generate", ARGOCD_ENV_ZONE="hq",
                             ARGOCD_ENV_FABRIC="sites/mixed/fabric.yaml")
@@ -145,6 +147,7 @@ def test_the_plugin_prints_the_zone_without_importing_jinja2(repo: Path) -> None
     assert not jinja2
 
 
+@pytest.mark.lab
 def test_the_krm_function_returns_the_zone_without_importing_jinja2(repo: Path) -> None:
     resource_list = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
                      "  apiVersion: fabricgen.io/v1alpha1\n  kind: FabricGenerator\n  metadata: {name: gen}\n"

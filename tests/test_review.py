@@ -22,6 +22,8 @@ from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.review import semantic_diff
 from fabricgen.review.semantic_diff import COMMENT_LIMIT
 
+pytestmark = pytest.mark.lab  # starts real programs: git, ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl...
+
 LAB = Path(__file__).resolve().parents[1] / "sites" / "lab" / "fabric.yaml"
 ACTOR = git.Actor("t", "t@example.invalid")
 NAME = "sites/lab/fabric.yaml"

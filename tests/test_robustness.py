@@ -556,6 +556,7 @@ def test_tagged_fabrics_never_crash_a_command(tmp_path: Path, command: list[str]
         assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.lab
 def test_a_tagged_inline_fabric_comes_back_as_a_result_of_the_krm_function() -> None:
     inline = LAB.replace("  name: lab ", "  name: !!float lab ").replace("\n", "\n      ")
     stdin = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
@@ -647,6 +648,7 @@ def test_a_yaml_version_the_reader_does_not_know_is_a_located_error() -> None:
         "syntax at this position [FG001]"]
 
 
+@pytest.mark.lab
 def test_an_anchor_defined_twice_is_refused_without_a_python_warning() -> None:
     """ruamel only warns (ReusedAnchorWarning, on stderr with a site-packages path); an alias would
     mean whichever anchor came last."""

@@ -26,6 +26,8 @@ from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
 from test_script_pruning import FABRIC, ROUTER, WITHOUT_NETWORKS, controller_script, ctl, edited, rows, sh
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
+
 OVN_IC_NB = Path("/usr/share/ovn/ovn-ic-nb.ovsschema")
 OVN_IC_SB = Path("/usr/share/ovn/ovn-ic-sb.ovsschema")
 CENTRAL, IC = "configure-ovn-central.sh", "configure-ovn-ic.sh"

@@ -29,6 +29,8 @@ from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
+
 SITE_FILE = "sites/pruned/fabric.yaml"
 FABRIC = """\
 apiVersion: fabricgen.io/v1alpha1

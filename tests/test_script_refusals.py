@@ -34,6 +34,8 @@ from test_script_ownership import (
 )
 from test_script_pruning import FABRIC, ROUTER, controller_script, ctl, edited, rows, sh
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-ic-nbctl, ovn-nbctl, ovn-sbctl, ovsdb-client, ovsdb-server...
+
 
 @pytest.fixture
 def databases(tmp_path: Path) -> Iterator[OvsdbServers]:

@@ -75,6 +75,7 @@ def test_background_traffic_that_keeps_arriving_never_stalls_the_wave() -> None:
     assert results[-1] and not any(results[:-1])
 
 
+@pytest.mark.lab
 @pytest.mark.skipif(bool(Programs().missing(data_plane=True)), reason="OVN programs missing (scripts/setup.sh --test)")
 def test_a_lab_that_never_settles_is_an_error_of_the_lab_never_a_lost_packet(
         monkeypatch: pytest.MonkeyPatch) -> None:

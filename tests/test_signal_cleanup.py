@@ -28,7 +28,10 @@ DATA = REPO / "tests" / "data" / "import" / "lab"
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 HOLD_US = 5_000_000  # how long the system call is held: far more than sending a signal takes
 
-pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (scripts/setup.sh --test)")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (scripts/setup.sh --test)"),
+]
 
 
 def _default_signals() -> None:

@@ -27,6 +27,8 @@ from fabricgen.lab import assembly
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.ovn.running import poll
 
+pytestmark = pytest.mark.lab  # starts real programs: kubectl, ovn-appctl, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
 DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())

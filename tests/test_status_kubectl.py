@@ -202,6 +202,7 @@ def not_ok(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, str]]:
     return {(c["subject"], c["check"]): c for c in doc["checks"] if c["verdict"] != "ok"}
 
 
+@pytest.mark.lab
 def test_the_lab_through_kubectl_is_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        ovn_tables: dict[str, capture.Observation]) -> None:
     code, doc, where = judged(tmp_path, capsys, ovn_tables)
@@ -226,6 +227,7 @@ def test_the_lab_through_kubectl_is_ok(tmp_path: Path, capsys: pytest.CaptureFix
     assert argv["zones/dr/pods/ovn-central"][:4] == ["kubectl", "--context", "dr", "--request-timeout=20s"]
 
 
+@pytest.mark.lab
 def test_objects_that_drifted_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         ovn_tables: dict[str, capture.Observation]) -> None:
     """A Subnet gone, a backbone that SNATs, and a route someone added to the Vpc ovn-cluster."""
@@ -250,6 +252,7 @@ def test_objects_that_drifted_are_named(tmp_path: Path, capsys: pytest.CaptureFi
         "add them to zones[].defaultVpc in the fabric (or remove them)"
 
 
+@pytest.mark.lab
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 def test_kubectl_with_a_cluster_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
@@ -275,6 +278,7 @@ def test_kubectl_with_a_cluster_that_does_not_answer(tmp_path: Path, monkeypatch
         assert secret not in out + err + written
 
 
+@pytest.mark.lab
 def test_import_adopts_a_status_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch,
                                         ovn_tables: dict[str, capture.Observation]) -> None:
@@ -300,6 +304,7 @@ def test_import_adopts_a_status_capture(tmp_path: Path, capsys: pytest.CaptureFi
     assert "give --from DIR, or --cluster and --show, not both" in capsys.readouterr().err
 
 
+@pytest.mark.lab
 def test_a_subnet_update_kube_ovn_did_not_apply_is_drift(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          ovn_tables: dict[str, capture.Observation]) -> None:
     """prod-db moves to 10.100.9.0/24 and the cluster holds the new Subnet, but OVN still has its

@@ -23,6 +23,8 @@ from fabricgen.lab import assembly
 from fabricgen.lab.ovn.programs import Programs
 from test_status import lab_endpoints
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
+
 FABRIC = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 SYSTEM = Programs()
 SUBJECT = "deployment openstack"

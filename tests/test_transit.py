@@ -477,6 +477,7 @@ needs_setpriv = pytest.mark.skipif(os.geteuid() == 0 and shutil.which("setpriv")
                                    reason="dropping root's capabilities needs setpriv (util-linux)")
 
 
+@pytest.mark.lab
 @needs_setpriv
 def test_write_in_a_read_only_directory_is_refused(tmp_path: Path) -> None:
     site = tmp_path / "site"
@@ -496,6 +497,7 @@ def test_write_in_a_read_only_directory_is_refused(tmp_path: Path) -> None:
     assert sorted(p.name for p in site.iterdir()) == ["fabric.yaml"]
 
 
+@pytest.mark.lab
 @pytest.mark.skipif(os.geteuid() != 0, reason="a file of another user needs root to set up")
 @needs_setpriv
 def test_write_refuses_a_file_whose_owner_it_cannot_keep(tmp_path: Path) -> None:

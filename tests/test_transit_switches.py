@@ -25,6 +25,8 @@ from fabricgen.lab.ovn.running import poll
 from fabricgen.lab.ovn.sandbox import IC_SB, NB, rotated
 from fabricgen.observe.icsb_show import parse
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl...
+
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 SYSTEM = Programs.from_environment()
 DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())

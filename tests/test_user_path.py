@@ -27,6 +27,8 @@ from fabricgen.lab.ovn.sandbox import missing_prerequisites
 from support.gitops_tree import BIN, load_stream, run
 from support.hook_repo import IDENTITY
 
+pytestmark = pytest.mark.lab  # starts real programs: bash, fabricgen, pip, python, sh
+
 USER_PATH = "/usr/local/bin:/usr/bin:/bin"  # Debian's default for a user: no sbin
 TOOLS = ("kubectl", "dot")
 

@@ -33,6 +33,8 @@ from fabricgen.lab.provers import paths, proof, tracing
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 
+pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
+
 _MISSING = missing_prerequisites()
 needs_ovn = pytest.mark.skipif(
     bool(_MISSING), reason=f"real OVN needed ({INSTALL_COMMAND}); missing: {', '.join(_MISSING)}")
@@ -78,6 +80,8 @@ def test_every_sample_is_delivered(site: Path) -> None:
     proven = proof.prove(build)
     total, flows = len(proven.pairs), len(proven.flows)
     assert result.stdout.splitlines()[-1] == f"{total}/{total} pairs delivered"
+    judged = len(proven.matches)
+    assert judged == 0 or f"{judged}/{judged} rendered matches parsed by OVN " in result.stdout
     if flows:
         assert result.stdout.splitlines()[-2] == f"{flows}/{flows} policy flows as the policy says"
     something = bool(build.plan.fabric.ovn_deployments) or len(build.plan.fabric.zones) > 1
@@ -103,7 +107,8 @@ def test_lab_matrix_and_json() -> None:
     rows = lines[lines.index("") + 1:]
     assert rows[0].split() == ["from", "\\", "to", "hq", "ai", "edge", "dr"]
     assert rows[1].split() == ["hq", "-", "ok", "ok", "ok"]
-    assert lines[-2:] == ["12/12 policy flows as the policy says", "12/12 pairs delivered"]
+    assert lines[-3:] == [f"19/19 rendered matches parsed by OVN {doc_version(lines)}",
+                          "12/12 policy flows as the policy says", "12/12 pairs delivered"]
 
     doc = json.loads(fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "json").stdout)
     assert doc["mode"] == "logical"
@@ -116,6 +121,50 @@ def test_lab_matrix_and_json() -> None:
     md = fabricgen("verify", "--logical", "sites/lab/fabric.yaml", "--format", "markdown").stdout
     assert md.startswith("### OVN-IC lab: 12/12 pairs delivered\n")
     assert "Policy: 12/12 policy flows as the policy says; " in md
+    assert f"Matches: 19/19 rendered matches parsed by OVN {doc_version(lines)}.\n" in md
+    assert len(doc["matches"]) == 19 and all(m["ok"] for m in doc["matches"])
+    assert doc["matches"][0] == {"where": "zone hq Vpc ovn-cluster policyRoutes[0]",
+                                 "match": "ip4.dst == 172.30.20.0/24", "ok": True}
+    assert any(m["where"] == "zone hq Subnet prod-db acls[0]" for m in doc["matches"]), doc["matches"]
+
+
+def doc_version(lines: list[str]) -> str:
+    """The OVN release `proven with OVN X (...)` names."""
+    return lines[1].split()[3]
+
+
+RAW_ACL = ('          - name: legacy\n            cidr: 10.100.4.0/24\n            acls:\n'
+           '              - {direction: from-lport, priority: 1, match: "%s", action: drop}\n')
+
+
+@needs_ovn
+def test_a_rendered_match_ovn_refuses_fails_verify(tmp_path: Path) -> None:
+    """`flags.localnet` is a field of OVN 25.03 (fabricgen's parser takes it) that OVN 23.03 does not
+    have: proven with 23.03, ovn-northd would skip the ACL, so verify fails and names it."""
+    text = LAB.read_text().replace("          - {name: prod-web, cidr: 10.100.3.0/24}\n",
+                                   "          - {name: prod-web, cidr: 10.100.3.0/24}\n"
+                                   + RAW_ACL % "flags.localnet == 1 && ip4.src == $legacy_as", 1)
+    fabric = tmp_path / "fabric.yaml"
+    fabric.write_text(text, encoding="utf-8")
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}  # the distribution's OVN (23.03)
+    result = fabricgen("verify", "--logical", str(fabric), env=env)
+    lines = result.stdout.splitlines()
+    if not lines[1].startswith("proven with OVN 23.03"):
+        pytest.skip(f"needs the distribution's OVN 23.03: {lines[1]}")
+    assert result.returncode == exit_codes.UNREACHABLE, result.stdout + result.stderr
+    assert ("refused by OVN: zone hq Subnet legacy acls[0]: `flags.localnet == 1 && ip4.src == $legacy_as`: "
+            "Syntax error at `flags.localnet' expecting field name.") in lines, result.stdout
+    assert lines[-3] == "19/20 rendered matches parsed by OVN 23.03.1", lines[-3:]
+    assert lines[-1] == "12/12 pairs delivered; 1 rendered match refused by OVN"
+    md = fabricgen("verify", "--logical", str(fabric), "--format", "markdown", env=env).stdout
+    assert md.startswith("### OVN-IC lab: 12/12 pairs delivered; 1 rendered match refused by OVN\n")
+    assert ("- refused by OVN: zone hq Subnet legacy acls[0]: `flags.localnet == 1 && ip4.src == $legacy_as`: "
+            "Syntax error at `flags.localnet' expecting field name.\n") in md
+    doc = json.loads(fabricgen("verify", "--logical", str(fabric), "--format", "json", env=env).stdout)
+    assert doc["ok"] is False
+    assert [m for m in doc["matches"] if not m["ok"]] == [{
+        "where": "zone hq Subnet legacy acls[0]", "match": "flags.localnet == 1 && ip4.src == $legacy_as",
+        "ok": False, "refused": "Syntax error at `flags.localnet' expecting field name."}]
     assert "| from \\ to | hq | ai | edge | dr |" in md
 
 

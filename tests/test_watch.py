@@ -279,6 +279,7 @@ def test_the_image_runs_what_the_deployment_asks_as_the_user_it_names() -> None:
             assert (REPO / path).exists(), path
 
 
+@pytest.mark.lab
 def test_the_image_has_the_tools_status_runs() -> None:
     """The OVN and OVSDB tools `observe.read_commands` runs are in the Debian 12 packages the
     Containerfile installs (their file lists as dpkg has them here, the same packages)."""
@@ -365,6 +366,7 @@ def pod(tmp_path: Path) -> Iterator[tuple[list[str], dict[str, str], Path]]:
         path.chmod(0o755)
 
 
+@pytest.mark.lab
 def test_the_entry_point_serves_the_zones_it_cannot_reach_and_never_shows_the_token(
         pod: tuple[list[str], dict[str, str], Path]) -> None:
     argv, env, root = pod

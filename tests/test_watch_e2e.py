@@ -10,12 +10,12 @@
 - a real Alertmanager (Debian's 0.25) that notifies a webhook receiver this test runs.
 
 Unbroken (vxlan_mode set as fabricgen's configure-ic-db.sh sets it), nothing but the zones' own
-unreadable parts is pending, and nothing fires, for several evaluation rounds. Then the seed's
-breaks, one after another: vxlan_mode removed (FabricVxlanModeMissing pending within seconds),
-one member of three stopped (FabricRaftMemberProblem pending, no lost quorum), a second stopped
-(seed 000's lost quorum): FabricRaftQuorumLost must reach the webhook for the IC database,
-critical, not before its `for: 2m` and within a minute after it, naming the IC database; brought
-back, the alert is resolved. Then a member that rejoins under a new server id (a stale entry:
+unreadable parts is pending, and nothing fires, for several evaluation rounds. Then the breaks
+operators meet, one after another: vxlan_mode removed (FabricVxlanModeMissing pending within
+seconds), one member of three stopped (FabricRaftMemberProblem pending, no lost quorum), a second
+stopped (quorum lost): FabricRaftQuorumLost must reach the webhook for the IC database, critical,
+not before its `for: 2m` and within a minute after it, naming the IC database; brought back, the
+alert is resolved. Then a member that rejoins under a new server id (a stale entry:
 raft.servers unhealthy, FabricRaftMemberProblem pending; kicked as status says, ok again), and a
 two-member cluster (raft.count unhealthy). A second test moves a next hop in the OVN lab of every
 zone (FabricStaleNextHop and FabricDrift pending, gone after the repair). The longer `for:` of
@@ -58,9 +58,14 @@ QUORUM_WAIT = 120  # the rule's `for: 2m`
 UNBROKEN = {("FabricUnread", "zone")}
 SLACK = 60  # a reading (3 s), a scrape and an evaluation (2 s each), Alertmanager's group_wait (1 s)
 
-pytestmark = pytest.mark.skipif(
-    not PROMETHEUS.exists() or not ALERTMANAGER.exists() or bool(missing(PROGRAMS)) or not FABRICGEN.exists(),
-    reason="prometheus, prometheus-alertmanager, OVN 25.03 (scripts/setup.sh --test) or an installed fabricgen missing")
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(
+        not PROMETHEUS.exists() or not ALERTMANAGER.exists() or bool(missing(PROGRAMS)) or not FABRICGEN.exists(),
+        reason="prometheus, prometheus-alertmanager, OVN 25.03 (scripts/setup.sh --test) "
+        "or an installed fabricgen missing",
+    ),
+]
 
 
 def free_port() -> int:
@@ -315,7 +320,7 @@ def test_a_lost_quorum_pages_through_prometheus_and_alertmanager_and_resolves(ic
         print(f"repair to resolved: {resolved[0][0] - repaired:.1f} s")
 
         # a member that comes back without its files and rejoins under a new server id: its old
-        # entry stays in the server list, stale, and counts towards the majority (seed 000)
+        # entry stays in the server list, stale, and counts towards the majority
         first = next(iter(icdb.pods))  # the member the others join through (start-ic-db.sh)
         # not a leader where there is a choice; when the other two lead one database each, one of them:
         # the database it led elects another leader, and its stale entry is the same

@@ -57,10 +57,11 @@ MEANINGS: tuple[Meaning, ...] = (
             "internal error: a bug; `FABRICGEN_DEBUG=1` shows the traceback"),
     Meaning("5",
             ("verify: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a",
-             "policy flow is not as the policy says, or nothing was proven"),
+             "policy flow is not as the policy says, OVN refuses a rendered match, or nothing was proven"),
             "`verify`: a pair of AZs is not delivered in the OVN lab (where the policy does not deny it), a policy "
-            "flow is not as the policy says, or nothing was proven where something exists to prove (no pair of AZs, "
-            "yet a shared OVN deployment or several zones)"),
+            "flow is not as the policy says, OVN's own parser refuses a rendered match (an ACL or a policy route "
+            "ovn-northd would skip), or nothing was proven where something exists to prove (no pair of AZs, yet a "
+            "shared OVN deployment or several zones)"),
     Meaning("6",
             ("verify: the OVN programs are missing (the message names the install command), or the lab "
              "cannot run or settle",),

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fabricgen.model import acl_match
 from fabricgen.model.common import DNS_LABEL, DNS_SUBDOMAIN
 from fabricgen.model.interconnect import IMAGE_PATTERN
 from fabricgen.model.names import KUBE_SYSTEM
@@ -150,6 +151,15 @@ def interface_network(value: str) -> IPv4Network | None:
     """A route's destination written as one address (Kube-OVN accepts an IP without a prefix)."""
     single = address(value)
     return IPv4Network(f"{single}/32") if single is not None else None
+
+
+def match_refusal(text: str) -> str | None:
+    """Why OVN's parser refuses a live match (`acl_match`), or None where it parses."""
+    try:
+        acl_match.parse(text)
+    except acl_match.MatchError as exc:
+        return printable(str(exc))
+    return None
 
 
 def subnet_acl(value: Any) -> tuple[str, int, str, str] | None:

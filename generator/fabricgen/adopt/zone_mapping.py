@@ -216,6 +216,12 @@ class ZoneMapping(InterconnectMapping):
                                  "policy routes have a priority 0-32767, a match, allow/drop/reroute and at most one "
                                  "IPv4 next hop")
                 continue
+            refused = lv.match_refusal(str(match))
+            if refused is not None:
+                self.unexpressed(cluster, ident, f"policy route {shown(json.dumps(rule, sort_keys=True))}: OVN's "
+                                 f"parser refuses its match ({refused}), so ovn-northd skips it and it routes "
+                                 "nothing; fix or remove it on the cluster")
+                continue
             entry = cy.Map(flow=True).add("priority", priority).add("match", match).add("action", action)
             if next_hop is not None:
                 entry.add("nextHopIP", str(next_hop))

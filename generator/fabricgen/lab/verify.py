@@ -10,6 +10,7 @@ run it: formatting a proof never loads it.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 from collections.abc import Iterator
@@ -31,8 +32,16 @@ CELL = {"delivered": "ok", "rerouted": "REROUTED", "dropped": "DROPPED", "wrong-
 
 
 def summary(proof: Proof) -> str:
+    """The pairs, and a rendered match OVN refused: both fail the proof, so both are in its title."""
     denied = f", {proof.denied} denied by the policy" if proof.denied else ""
-    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered{denied}"
+    refused = sum(m.refused is not None for m in proof.matches)
+    refusals = f"; {refused} rendered match{'es' if refused > 1 else ''} refused by OVN" if refused else ""
+    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered{denied}{refusals}"
+
+
+def matches_summary(proof: Proof) -> str:
+    return (f"{sum(m.refused is None for m in proof.matches)}/{len(proof.matches)} rendered matches parsed by "
+            f"OVN {proof.ovn_version}")
 
 
 def policy_summary(proof: Proof) -> str:
@@ -50,6 +59,13 @@ def policy_how(proof: Proof) -> str:
 def _cell(text: str) -> str:
     """Text in a Markdown table cell: an OVN match's `||` must not end the cell."""
     return text.replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Text as a Markdown code span, whatever backticks it holds (CommonMark: a longer fence)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _flow_lines(proof: Proof) -> list[str]:
@@ -152,11 +168,14 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines += ["", *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows), ""]
     lines += [f"not delivered: {line}" for line in _failures(proof)]
+    lines += [f"refused by OVN: {m.where}: `{m.match}`: {m.refused}" for m in proof.matches if m.refused]
     if proof.flows:
         lines += ["", f"policy ({policy_how(proof)}):", *(f"  {line}" for line in _flow_lines(proof)), ""]
     lines += [f"transit address: {line}" for line in _stale_lines(proof, fabric)]
     if not_proven is not None:
         lines.append(not_proven)
+    if proof.matches:
+        lines.append(matches_summary(proof))
     if proof.flows:
         lines.append(policy_summary(proof))
     lines.append(summary(proof))
@@ -201,6 +220,11 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
         if len(proof.flows) > FLOWS_MAX:
             lines.append(f"\nand {len(proof.flows) - FLOWS_MAX} more flows: run `fabricgen verify {fabric}`")
         lines.append("")
+    if proof.matches:
+        lines += [f"Matches: {matches_summary(proof)}.", ""]
+        lines += [f"- refused by OVN: {m.where}: {_code(m.match)}: {m.refused}"
+                  for m in proof.matches if m.refused]
+        lines += [""] if any(m.refused for m in proof.matches) else []
     lines += [f"- transit address: {line}" for line in _stale_lines(proof, fabric)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -215,7 +239,8 @@ def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
            "warnings": version_warnings(proof),
            "delivered": proof.delivered, "denied": proof.denied, "total": len(proof.pairs), "ok": proof.ok,
            "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs],
-           "flows": [f.as_dict() for f in proof.flows]}
+           "flows": [f.as_dict() for f in proof.flows],
+           "matches": [m.as_dict() for m in proof.matches]}
     return json.dumps(doc, indent=2) + "\n"
 
 

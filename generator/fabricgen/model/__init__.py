@@ -9,8 +9,8 @@ validator returns `Self`, so that no annotation names a class before it exists.
 
 Modules:
 
-- `acl_match`: an OVN match expression, parsed the way OVN's own parser reads it, for the `match` of
-  a raw ACL.
+- `acl_match`: an OVN match expression, parsed the way OVN's own parser (lex.c, expr.c) reads it,
+  for the `match` of a raw ACL or a policy route.
 - `common`: shared field types and the base model for every fabric.yaml section.
 - `consumers`: consumers of an OVN deployment.
 - `delivery`: how Argo CD and Flux deliver the rendered output.
@@ -24,6 +24,8 @@ Modules:
   and the lab share.
 - `nat_gateway`: VPC NAT gateways.
 - `ovn`: OVN deployments.
+- `ovn_symbols`: the fields and predicates OVN's match language knows (width, kind), as OVN 25.03
+  defines them; `acl_match` checks a match against them.
 - `policy`: who may talk to whom.
 - `reference`: the fabric.yaml reference in Markdown, generated from the JSON schema
   (`model.schema`).

@@ -41,7 +41,14 @@ Subdomain = Annotated[
         description="DNS-1123 subdomain (checked further by the rules that use it).",
     ),
 ]
-Port = Annotated[int, Field(ge=1, le=65535)]
+def _no_boolean(value: object) -> object:
+    """Refuse a YAML boolean where a number belongs: pydantic takes `true` as 1 (a bool is an int)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is a boolean, not a number")
+    return value
+
+
+Port = Annotated[int, Field(ge=1, le=65535), BeforeValidator(_no_boolean)]
 
 
 def written_as_text(example: str) -> BeforeValidator:

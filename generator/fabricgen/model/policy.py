@@ -1,17 +1,13 @@
 """Who may talk to whom: named groups of endpoints and the rules between them, one policy for the
 VMs and pods of every platform; and the raw subnet ACL fields Kube-OVN clusters already use."""
 
+import re
 from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from fabricgen.model import acl_match
-from fabricgen.model.common import Label, Network, Port, Section
-
-
-def _match(text: str) -> str:
-    acl_match.parse(text)  # MatchError is a ValueError: located like any other field error
-    return text
+from fabricgen.model.common import Label, Network, Section
 
 
 class SubnetAcl(Section):
@@ -24,14 +20,30 @@ class SubnetAcl(Section):
     """`to-lport`: traffic into the subnet's ports; `from-lport`: traffic out of them."""
     priority: int = Field(ge=0, le=32767)
     """Higher wins. Kube-OVN's own ACLs on a private subnet sit at 1000 (drop) to 3000 (nodes)."""
-    match: Annotated[str, AfterValidator(_match)]
-    """An OVN match expression (`ovn-nb(5)`, ACL `match`), checked with OVN's grammar."""
+    match: acl_match.OvnMatch
+    """An OVN match expression (`ovn-nb(5)`, ACL `match`), refused where OVN's own parser refuses it."""
     action: Literal["allow", "allow-related", "allow-stateless", "drop", "reject", "pass"]
     """What OVN does with a packet that matches."""
 
 
 Protocol = Literal["tcp", "udp", "sctp", "icmp", "any"]
-PortRange = Annotated[str, Field(pattern=r"^[0-9]{1,5}(-[0-9]{1,5})?$")]
+_PORT_SPEC = re.compile(r"[0-9]{1,5}(-[0-9]{1,5})?")
+
+
+def _port_spec(value: object) -> object:
+    """A port (`5432`) or a range (`"8000-8080"`, or `"5432"`), exactly: a boolean or a float is
+    not a port (pydantic would take `true` as port 1), and one message says what is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _PORT_SPEC.fullmatch(value):
+        return value
+    shown = str(value).lower() if isinstance(value, bool) else repr(value)
+    raise ValueError(f"{shown} is not a port: write a number (5432) or a range in quotes (\"8000-8080\")")
+
+
+PortSpec = Annotated[int | str, BeforeValidator(_port_spec),
+                     Field(json_schema_extra={"anyOf": [{"type": "integer", "minimum": 1, "maximum": 65535},
+                                                        {"type": "string", "pattern": r"^[0-9]{1,5}(-[0-9]{1,5})?$"}]})]
 
 
 class TenantSubnetRef(Section):
@@ -117,7 +129,7 @@ class Rule(Section):
     """The group they go to; it must have `defaultDeny`."""
     protocol: Protocol
     """`any` allows every protocol; `icmp` echo and the rest of ICMP."""
-    ports: list[Port | PortRange] = []
+    ports: list[PortSpec] = []
     """Destination ports or ranges (`5432`, `"8000-8080"`), for tcp, udp and sctp; empty: every port."""
 
 

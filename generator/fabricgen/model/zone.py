@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import Field
 
+from fabricgen.model.acl_match import OvnMatch
 from fabricgen.model.common import (
     Address,
     Label,
     Network,
     NodeName,
-    PrintableText,
     Section,
     Subdomain,
     SubnetCIDR,
@@ -82,8 +82,9 @@ class PolicyRoute(Section):
     priority: int = Field(ge=0, le=32767)
     """Not 29500, which Kube-OVN deletes every 5 seconds (FG304); a 31000 policy must not match a
     local subnet (FG305)."""
-    match: PrintableText = Field(min_length=1)
-    """OVN match expression, one line, e.g. `ip4.dst == 10.0.0.0/8`."""
+    match: OvnMatch
+    """OVN match expression, e.g. `ip4.dst == 10.0.0.0/8`, refused where OVN's own parser refuses
+    it (a policy route whose match does not parse is one ovn-northd skips)."""
     action: Literal["allow", "drop", "reroute"]
     """`reroute` needs `nextHopIP`; the others take none (FG306)."""
     next_hop_ip: Address | None = Field(default=None, alias="nextHopIP")

@@ -8,4 +8,6 @@
 - `chassis`: simulated chassis on a simulated underlay (ovs-vswitchd with the dummy datapath,
   ovn-controller); `packets`: the frames sent and the pcap files read back; `settling`: when the
   simulated data plane has settled.
+- `matches`: match expressions judged by OVN's own parser (ovn-trace over a throwaway southbound
+  database holding the address sets and port groups they name).
 """

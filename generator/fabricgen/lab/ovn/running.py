@@ -27,14 +27,16 @@ class SandboxError(RuntimeError):
 INTERRUPTED = threading.Event()
 
 
-def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True) -> str:
+def run(args: Sequence[str], *, env: dict[str, str] | None = None, check: bool = True, stderr: bool = False) -> str:
+    """What the command printed on stdout (`stderr`: then on stderr too); SandboxError if it
+    failed and `check`."""
     if INTERRUPTED.is_set():
         raise SandboxError("interrupted")
     proc = subprocess.run(list(args), capture_output=True, text=True, env=env, check=False,
                           stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise SandboxError(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr}{proc.stdout}")
-    return proc.stdout
+    return proc.stdout + proc.stderr if stderr else proc.stdout
 
 
 def poll(what: str, probe: object, tries: int = POLL_TRIES) -> None:

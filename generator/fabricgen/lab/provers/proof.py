@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.lab.assembly import ProofError, running
 from fabricgen.lab.ovn.programs import Programs, zones_ovn
 from fabricgen.lab.ovn.running import SandboxError
 from fabricgen.lab.platforms.kubeovn import Backbone
+from fabricgen.lab.provers.matches import MatchVerdict
+from fabricgen.lab.provers.matches import judge as judge_matches
 from fabricgen.lab.provers.member_flows import prove_member_flows
 from fabricgen.lab.provers.paths import DENIED, Endpoint, Pair
 from fabricgen.lab.provers.policy_flows import DENY, Flow, expected, prove_flows
@@ -63,6 +65,7 @@ class Proof:
     # bound in every other zone and keyed alike before any pair was sent
     extra_switches: tuple[str, ...] = ()
     flows: tuple[Flow, ...] = ()  # the policy's connections, each with its expected and observed verdict
+    matches: tuple[MatchVerdict, ...] = ()  # every rendered match, judged by OVN's own parser
 
     @property
     def delivered(self) -> int:
@@ -75,7 +78,8 @@ class Proof:
 
     @property
     def ok(self) -> bool:
-        return all(p.as_it_should for p in self.pairs) and all(f.ok for f in self.flows)
+        return (all(p.as_it_should for p in self.pairs) and all(f.ok for f in self.flows)
+                and all(m.refused is None for m in self.matches))
 
     def pair(self, source: Endpoint, target: Endpoint) -> Pair | None:
         return self._by_ends.get((source, target))
@@ -95,7 +99,7 @@ def prove(build: Build, actual: Mapping[str, IPv4Address] | None = None, *, data
         return Proof("", IPv4Network("0.0.0.0/32"), (), (), (), data_plane)
     programs = programs or Programs.from_environment()
     try:
-        return _prove(build, actual, data_plane, programs)
+        return replace(_prove(build, actual, data_plane, programs), matches=judge_matches(build, programs))
     except SandboxError as exc:
         raise ProofError(f"the OVN lab failed: {exc}") from None
 

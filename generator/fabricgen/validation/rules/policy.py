@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections.abc import Iterable, Iterator
+from ipaddress import IPv4Network
 
 from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric, acl_match
@@ -31,10 +32,23 @@ def _consumers(fabric: Fabric) -> dict[str, object]:
     return {c.name: c for d in fabric.ovn_deployments for c in d.consumers}
 
 
+NEAR_MAX = 2000  # names compared for one suggestion: past it, none (each comparison is a string matcher)
+
+
 def _near(name: str, names: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` for the nearest of `names`, else nothing."""
-    close = difflib.get_close_matches(name, sorted(names), n=1)
+    """` (did you mean 'x'?)` for the nearest of `names`, else nothing; names of about the same
+    length only, so that many misspellings among many names stay linear in practice."""
+    near = sorted(n for n in names if abs(len(n) - len(name)) <= 2 and n[:1] == name[:1])[:NEAR_MAX]
+    close = difflib.get_close_matches(name, near, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _listed(names: Iterable[str], most: int = 12) -> str:
+    """The names, or as many as `most` and how many more: a message stays one short line."""
+    shown = sorted(names)
+    if not shown:
+        return "none"
+    return ", ".join(shown[:most]) + (f" and {len(shown) - most} more" if len(shown) > most else "")
 
 
 @rule("FG901", "policy-unknown-name",
@@ -74,9 +88,8 @@ def unknown_names(fabric: Fabric) -> Iterator[Finding]:
     for r, item in enumerate(policy.rules):
         for key, name in (("from", item.from_), ("to", item.to)):
             if name not in seen:
-                groups = ", ".join(sorted(seen)) or "none"
                 yield Finding("FG901", ("policy", "rules", r, key),
-                              f"no group {name!r}{_near(name, seen)}; the groups are: {groups}")
+                              f"no group {name!r}{_near(name, seen)}; the groups are: {_listed(seen)}")
 
 
 @rule("FG902", "policy-rule-changes-nothing",
@@ -280,3 +293,103 @@ def acl_owners(fabric: Fabric) -> Iterator[Finding]:
                               "2 (go-controller ACLSyncer, removed in v1.1.0 by commit 7c75baeaf): Neutron's "
                               "security groups would be emptied; run v1.1.0 or later, or give each platform its "
                               "own deployment joined by OVN-IC")
+
+
+Place = tuple[str, str | None]  # (zone, VPC) of a Kube-OVN workload; VPC None: the zone's backbone
+
+
+def _places(fabric: Fabric) -> list[tuple[str, IPv4Network, Place]]:
+    """Every Kube-OVN workload range the fabric declares, named, with where it is."""
+    out: list[tuple[str, IPv4Network, Place]] = []
+    for zone in fabric.zones:
+        out.append((f"zone {zone.name}'s backbone", zone.backbone.cidr, (zone.name, None)))
+        for vpc in zone.vpcs:
+            out += [(f"subnet {sub.name} (zone {zone.name}, VPC {vpc.name})", sub.cidr, (zone.name, vpc.name))
+                    for sub in vpc.subnets]
+    return out
+
+
+def _place(fabric: Fabric, member: Member) -> tuple[Place, IPv4Network] | None:
+    if member.tenant_subnet is not None:
+        ref = member.tenant_subnet
+        zone = next((z for z in fabric.zones if z.name == ref.zone), None)
+        found = [(v.name, s.cidr) for v in (zone.vpcs if zone else ()) for s in v.subnets if s.name == ref.name]
+        return ((ref.zone, found[0][0]), found[0][1]) if found else None
+    if member.backbone is not None:
+        zone = next((z for z in fabric.zones if z.name == member.backbone), None)
+        return ((zone.name, None), zone.backbone.cidr) if zone is not None else None
+    return None
+
+
+def _reaches(fabric: Fabric, a: Place, b: Place) -> bool:
+    """Whether Kube-OVN routes between two places: one VPC of one zone, two peered VPCs of one
+    zone, or two zones' backbones (joined by the interconnection); a tenant VPC stays in its zone."""
+    if a[1] is None or b[1] is None:
+        return a[1] is None and b[1] is None
+    if a[0] != b[0]:
+        return False
+    zone = next(z for z in fabric.zones if z.name == a[0])
+    return a[1] == b[1] or any(set(p.vpcs) == {a[1], b[1]} for p in zone.peerings)
+
+
+@rule("FG911", "policy-source-shared",
+      "A rule admits its source by a range another workload holds too, or its source cannot reach its target.")
+def source_shared(fabric: Fabric) -> Iterator[Finding]:
+    """Kube-OVN enforces a rule into a subnet by the source's addresses (`ip4.src`): a subnet of
+    another VPC that reuses the source's range and can reach the target is admitted as well, and
+    no platform tells them apart; a source whose VPC has no route to the target's (not peered) is
+    opened nothing. Both are named, so that the ranges are made distinct or the VPCs peered."""
+    groups = {g.name: g for g in fabric.policy.groups}
+    places = _places(fabric)
+    for r, item in enumerate(fabric.policy.rules):
+        source, target = groups.get(item.from_), groups.get(item.to)
+        if source is None or target is None:
+            continue
+        targets = [p for m in target.members if (p := _place(fabric, m)) is not None]
+        if not targets:
+            continue
+        sources = [p for m in source.members if (p := _place(fabric, m)) is not None]
+        own = {place for place, _cidr in sources}
+        ranges = [cidr for _place_, cidr in sources] + [c for m in source.members if _place(fabric, m) is None
+                                                         and (c := _cidr(m)) is not None]
+        others = [name for name, held, place in places if place not in own and any(held.overlaps(c) for c in ranges)
+                  and any(_reaches(fabric, place, t) for t, _c in targets)
+                  and not any(held == c for (pl, c) in sources if pl == place)]
+        if others:
+            yield Finding("FG911", ("policy", "rules", r, "from"),
+                          f"rule {rule_name(item)} admits group {item.from_} by its addresses, which "
+                          f"{', '.join(dict.fromkeys(others))} hold{'s' if len(others) == 1 else ''} too, and "
+                          f"{'it reaches' if len(others) == 1 else 'they reach'} group {item.to}: admitted as well, "
+                          "as no platform tells them apart; give the workloads distinct ranges", Severity.WARNING)
+        cut = [place for place, _cidr in sources if not any(_reaches(fabric, place, t) for t, _c in targets)]
+        if cut:
+            where = ", ".join(f"VPC {v} of zone {z}" if v else f"zone {z}'s backbone" for z, v in cut)
+            yield Finding("FG911", ("policy", "rules", r, "from"),
+                          f"rule {rule_name(item)}: group {item.from_} in {where} has no route to group "
+                          f"{item.to} (another VPC, not peered; a tenant VPC stays in its zone), so the rule opens "
+                          "nothing for it; peer the VPCs (zones[].peerings) or drop the rule", Severity.WARNING)
+
+
+def _cidr(member: Member) -> IPv4Network | None:
+    if member.namespace is not None:
+        return member.namespace.cidr
+    if member.openstack is not None:
+        return member.openstack.cidr
+    return member.cidr
+
+
+@rule("FG912", "ovn-kubernetes-acl-tiers",
+      "OVN-Kubernetes v1.3.0 or later on an OVN older than 23.06, whose ACLs have no tier column it needs.")
+def ovn_kubernetes_tiers(fabric: Fabric) -> Iterator[Finding]:
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        major, minor = (int(x) for x in deployment.ovn_version.split("."))
+        if (major, minor) >= (23, 6):
+            continue
+        for c, consumer in enumerate(deployment.consumers):
+            if isinstance(consumer, KubernetesCluster) and \
+                    tuple(int(x) for x in consumer.version[1:].split(".")) >= (1, 3, 0):
+                yield Finding("FG912", ("ovnDeployments", d, "consumers", c, "version"),
+                              f"OVN-Kubernetes {consumer.version} writes every ACL with a tier (its northbound "
+                              f"model has the ACL `tier` column, which OVN has from 23.06), and this deployment runs "
+                              f"OVN {deployment.ovn_version}: its client refuses a database without the column; "
+                              "run OVN 23.06 or later (ovnVersion) or an OVN-Kubernetes release before v1.3.0")

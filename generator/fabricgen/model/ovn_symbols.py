@@ -1,0 +1,165 @@
+"""OVN's symbol table for logical flow matches, as OVN 25.03 has it: each field's type, width and
+level, which decide what a match may say of it (ovn-org/ovn `lib/logical-fields.c`
+`ovn_init_symtab`, the levels and widths from OVS's `lib/meta-flow.h` through `lib/expr.c`).
+
+Read off OVN 25.03 itself, by asking its parser (ovn-trace, `lab/ovn/matches.py`) about each
+field: whether it compares with a string, the widest constant it takes, whether `<` is refused
+("nominal", "Boolean"), and whether `!FIELD` is refused as a nominal predicate. `tests/test_acl_match_ovn.py`
+asks OVN again in CI and fails where this table says otherwise.
+
+- `STRING`: a string field (`inport`, `outport`): compared with quoted strings and port groups;
+- `Symbol(width, level, predicate)`: an integer field of `width` bits; `NOMINAL` and `BOOLEAN`
+  fields compare with `==` and `!=` only, and a nominal field that is not a predicate only for
+  equality (taking enclosing `!` into account); a nominal predicate (`ip4`, `tcp`) may only be
+  tested positively; `ORDINAL` fields take every relational operator and subfields.
+"""
+
+from dataclasses import dataclass
+
+NOMINAL, BOOLEAN, ORDINAL = "nominal", "boolean", "ordinal"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    width: int  # bits; 0 for a string field
+    level: str  # NOMINAL or ORDINAL ("" for a string field)
+    predicate: bool = False
+
+
+STRING = Symbol(0, NOMINAL)  # a string field is nominal (`expr_symtab_add_string`)
+
+SYMBOLS: dict[str, Symbol] = {
+    "arp": Symbol(1, NOMINAL, predicate=True),
+    "arp.op": Symbol(16, NOMINAL),
+    "arp.sha": Symbol(48, ORDINAL),
+    "arp.spa": Symbol(32, ORDINAL),
+    "arp.tha": Symbol(48, ORDINAL),
+    "arp.tpa": Symbol(32, ORDINAL),
+    "ct.dnat": Symbol(1, ORDINAL),
+    "ct.est": Symbol(1, ORDINAL),
+    "ct.inv": Symbol(1, ORDINAL),
+    "ct.new": Symbol(1, ORDINAL),
+    "ct.rel": Symbol(1, ORDINAL),
+    "ct.rpl": Symbol(1, ORDINAL),
+    "ct.snat": Symbol(1, ORDINAL),
+    "ct.trk": Symbol(1, ORDINAL),
+    "ct_label": Symbol(128, ORDINAL),
+    "ct_label.acl_id": Symbol(16, ORDINAL),
+    "ct_label.ecmp_reply_eth": Symbol(48, ORDINAL),
+    "ct_label.label": Symbol(32, ORDINAL),
+    "ct_label.obs_point_id": Symbol(32, ORDINAL),
+    "ct_label.obs_unused": Symbol(96, ORDINAL),
+    "ct_mark": Symbol(32, ORDINAL),
+    "ct_mark.allow_established": Symbol(1, ORDINAL),
+    "ct_mark.blocked": Symbol(1, ORDINAL),
+    "ct_mark.ecmp_reply_port": Symbol(16, ORDINAL),
+    "ct_mark.force_snat": Symbol(1, ORDINAL),
+    "ct_mark.natted": Symbol(1, ORDINAL),
+    "ct_mark.obs_collector_id": Symbol(8, ORDINAL),
+    "ct_mark.obs_stage": Symbol(2, ORDINAL),
+    "ct_mark.skip_snat": Symbol(1, ORDINAL),
+    "ct_state": Symbol(32, ORDINAL),
+    "eth.bcast": Symbol(1, BOOLEAN),
+    "eth.dst": Symbol(48, ORDINAL),
+    "eth.mcast": Symbol(1, ORDINAL),
+    "eth.mcastv6": Symbol(1, BOOLEAN),
+    "eth.src": Symbol(48, ORDINAL),
+    "eth.type": Symbol(16, NOMINAL),
+    "flags": Symbol(32, ORDINAL),
+    "flags.force_snat_for_dnat": Symbol(1, ORDINAL),
+    "flags.force_snat_for_lb": Symbol(1, ORDINAL),
+    "flags.from_ctrl": Symbol(1, ORDINAL),
+    "flags.icmp_snat": Symbol(1, ORDINAL),
+    "flags.localnet": Symbol(1, ORDINAL),
+    "flags.loopback": Symbol(1, ORDINAL),
+    "flags.skip_snat_for_lb": Symbol(1, ORDINAL),
+    "flags.tunnel_rx": Symbol(1, ORDINAL),
+    "flags.unsnat_new": Symbol(1, ORDINAL),
+    "flags.unsnat_not_tracked": Symbol(1, ORDINAL),
+    "flags.use_snat_zone": Symbol(1, ORDINAL),
+    "icmp": Symbol(1, NOMINAL, predicate=True),
+    "icmp4": Symbol(1, NOMINAL, predicate=True),
+    "icmp6": Symbol(1, NOMINAL, predicate=True),
+    "icmp4.code": Symbol(8, NOMINAL),
+    "icmp4.frag_mtu": Symbol(16, NOMINAL),
+    "icmp4.type": Symbol(8, NOMINAL),
+    "icmp6.code": Symbol(8, NOMINAL),
+    "icmp6.frag_mtu": Symbol(32, NOMINAL),
+    "icmp6.type": Symbol(8, NOMINAL),
+    "igmp": Symbol(1, NOMINAL, predicate=True),
+    "inport": STRING,
+    "ip": Symbol(1, NOMINAL, predicate=True),
+    "ip4": Symbol(1, NOMINAL, predicate=True),
+    "ip6": Symbol(1, NOMINAL, predicate=True),
+    "ip.dscp": Symbol(6, NOMINAL),
+    "ip.ecn": Symbol(2, NOMINAL),
+    "ip.first_frag": Symbol(1, BOOLEAN),
+    "ip.frag": Symbol(2, ORDINAL),
+    "ip.is_frag": Symbol(1, BOOLEAN),
+    "ip.later_frag": Symbol(1, BOOLEAN),
+    "ip.proto": Symbol(8, NOMINAL),
+    "ip.ttl": Symbol(8, NOMINAL),
+    "ip4.dst": Symbol(32, ORDINAL),
+    "ip4.mcast": Symbol(1, BOOLEAN),
+    "ip4.src": Symbol(32, ORDINAL),
+    "ip4.src_mcast": Symbol(1, BOOLEAN),
+    "ip6.dst": Symbol(128, ORDINAL),
+    "ip6.label": Symbol(20, ORDINAL),
+    "ip6.mcast": Symbol(1, BOOLEAN),
+    "ip6.mcast_all_nodes": Symbol(1, BOOLEAN),
+    "ip6.mcast_all_rtrs": Symbol(1, BOOLEAN),
+    "ip6.mcast_flood": Symbol(1, BOOLEAN),
+    "ip6.mcast_rsvd": Symbol(1, BOOLEAN),
+    "ip6.mcast_sol_node": Symbol(1, BOOLEAN),
+    "ip6.src": Symbol(128, ORDINAL),
+    "mldv1": Symbol(1, NOMINAL, predicate=True),
+    "mldv2": Symbol(1, NOMINAL, predicate=True),
+    "nd": Symbol(1, NOMINAL, predicate=True),
+    "nd.sll": Symbol(48, ORDINAL),
+    "nd.target": Symbol(128, ORDINAL),
+    "nd.tll": Symbol(48, ORDINAL),
+    "nd_na": Symbol(1, NOMINAL, predicate=True),
+    "nd_ns": Symbol(1, NOMINAL, predicate=True),
+    "nd_ns_mcast": Symbol(1, NOMINAL, predicate=True),
+    "nd_ra": Symbol(1, NOMINAL, predicate=True),
+    "nd_rs": Symbol(1, NOMINAL, predicate=True),
+    "outport": STRING,
+    "pkt.mark": Symbol(32, ORDINAL),
+    "rarp": Symbol(1, NOMINAL, predicate=True),
+    "rarp.op": Symbol(16, NOMINAL),
+    "rarp.sha": Symbol(48, ORDINAL),
+    "rarp.spa": Symbol(32, ORDINAL),
+    "rarp.tha": Symbol(48, ORDINAL),
+    "rarp.tpa": Symbol(32, ORDINAL),
+    "reg0": Symbol(32, ORDINAL),
+    "reg1": Symbol(32, ORDINAL),
+    "reg2": Symbol(32, ORDINAL),
+    "reg3": Symbol(32, ORDINAL),
+    "reg4": Symbol(32, ORDINAL),
+    "reg5": Symbol(32, ORDINAL),
+    "reg6": Symbol(32, ORDINAL),
+    "reg7": Symbol(32, ORDINAL),
+    "reg8": Symbol(32, ORDINAL),
+    "reg9": Symbol(32, ORDINAL),
+    "sctp": Symbol(1, NOMINAL, predicate=True),
+    "sctp.dst": Symbol(16, ORDINAL),
+    "sctp.src": Symbol(16, ORDINAL),
+    "tcp": Symbol(1, NOMINAL, predicate=True),
+    "tcp.dst": Symbol(16, ORDINAL),
+    "tcp.flags": Symbol(12, ORDINAL),
+    "tcp.src": Symbol(16, ORDINAL),
+    "udp": Symbol(1, NOMINAL, predicate=True),
+    "udp.dst": Symbol(16, ORDINAL),
+    "udp.src": Symbol(16, ORDINAL),
+    "vlan.pcp": Symbol(3, ORDINAL),
+    "vlan.present": Symbol(1, BOOLEAN),
+    "vlan.tci": Symbol(16, ORDINAL),
+    "vlan.vid": Symbol(12, ORDINAL),
+    "xreg0": Symbol(64, ORDINAL),
+    "xreg1": Symbol(64, ORDINAL),
+    "xreg2": Symbol(64, ORDINAL),
+    "xreg3": Symbol(64, ORDINAL),
+    "xreg4": Symbol(64, ORDINAL),
+    "xxreg0": Symbol(128, ORDINAL),
+    "xxreg1": Symbol(128, ORDINAL),
+}
