@@ -1,6 +1,7 @@
 """What a policy costs `fabricgen render` and `fabricgen verify` (a benchmark, not a test).
 
     .venv/bin/python benchmarks/policy_scale.py [--rules 1000] [--verify-rules 50] [--runs 5]
+        [--only render|validate|verify]
 
 - render: sites/lab/fabric.yaml with its policy's rules replaced by N rules (prod-web to prod-db,
   one port each), against the same fabric without a policy; each run renders every file into a
@@ -10,6 +11,9 @@
   policy of M rules, against the lab without a policy (the tenant VPCs and their flows are what
   the policy adds to the lab); and the verify process's peak memory with and without (the OVN
   daemons it starts detach: not counted).
+- validate with one error: `validate` of the lab with 1,250 to 10,000 rules, one of which names a
+  group that does not exist (the error report is what a long policy used to make quadratic); the
+  seconds per thousand rules stay flat where validation is linear.
 - memory: the data-plane lab's daemons (every NB/SB, northd, ovn-ic, and each chassis'
   ovsdb-server, ovs-vswitchd and ovn-controller), resident memory per AZ with and without the
   policy of M rules.
@@ -30,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 
 
-def fabric(rules: int) -> str:
+def fabric(rules: int, broken: bool = False) -> str:
     text = LAB.read_text(encoding="utf-8")
     start, end = text.index("policy:\n"), text.index("# How Argo CD and Flux deliver")
     if rules == 0:
@@ -38,19 +42,23 @@ def fabric(rules: int) -> str:
     head = text[start:text.index("  rules:\n", start)]
     body = "".join(f'    - {{from: prod-web, to: prod-db, protocol: tcp, ports: ["{10000 + r}"]}}\n'
                    for r in range(rules))
+    if broken:  # the middle rule names a group that does not exist
+        lines = body.splitlines(keepends=True)
+        lines[rules // 2] = lines[rules // 2].replace("from: prod-web", "from: prod-wbe")
+        body = "".join(lines)
     return text[:start] + head + "  rules:\n" + body + "\n" + text[end:]
 
 
 ENV = {**os.environ, "FABRICGEN_FAST_PATH": "0"}  # the whole pipeline every time, never the render record
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
+def timed(argv: list[str], cwd: Path, exits: tuple[int, ...] = (0, 3)) -> tuple[float, float]:
     """Seconds and peak MiB of the children's largest RSS for one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, env=ENV)
     took = time.perf_counter() - start
-    if done.returncode not in (0, 3):
+    if done.returncode not in exits:
         sys.exit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
     peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     return took, peak
@@ -68,8 +76,13 @@ def main() -> None:
     parser.add_argument("--verify-rules", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ovn-prefix", type=Path, default=REPO / ".ovn" / "25.03")
+    parser.add_argument("--only", choices=("render", "validate", "verify"))
     args = parser.parse_args()
     exe = str(Path(sys.executable).with_name("fabricgen"))
+    if args.only in (None, "validate"):
+        validate_one_error(exe)
+    if args.only == "validate":
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for name, rules in (("none", 0), ("many", args.rules), ("verify", args.verify_rules)):
@@ -79,6 +92,8 @@ def main() -> None:
         with_rules = best_render(exe, "sites/many/fabric.yaml", work, args.runs)
         print(f"render, no policy: {without:.3f} s; {args.rules} rules: {with_rules:.3f} s "
               f"({with_rules / without:.2f}x)")
+        if args.only == "render":
+            return
         verify = [exe, "verify", "--logical"]
         plain = min(timed([*verify, "sites/none/fabric.yaml"], work) for _ in range(max(1, args.runs // 2)))
         policy = min(timed([*verify, "sites/verify/fabric.yaml"], work) for _ in range(max(1, args.runs // 2)))
@@ -96,6 +111,17 @@ def main() -> None:
     bare, ruled = lab_memory(fabric(0)), lab_memory(fabric(args.verify_rules))
     for az in sorted(set(bare) | set(ruled)):
         print(f"  {az:<12} {bare.get(az, 0) / 1024:6.1f} / {ruled.get(az, 0) / 1024:6.1f}")
+
+
+def validate_one_error(exe: str) -> None:
+    """`validate` of 1,250 to 10,000 rules with one error: seconds, and seconds per 1,000 rules."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for rules in (1250, 2500, 5000, 10000):
+            (work / "sites" / str(rules)).mkdir(parents=True)
+            (work / "sites" / str(rules) / "fabric.yaml").write_text(fabric(rules, broken=True), encoding="utf-8")
+            took = timed([exe, "validate", f"sites/{rules}/fabric.yaml"], work, exits=(1,))[0]
+            print(f"validate with one error, {rules} rules: {took:.2f} s ({took / rules * 1000:.2f} s per 1,000 rules)")
 
 
 def lab_memory(text: str) -> dict[str, int]:

@@ -395,7 +395,7 @@ def test_the_zones_ovn_follows_kube_ovns_release() -> None:
         "25.03", "25.03", "24.03", "24.03", None]
     assert proof.expected_ovn(build_file(LAB)) == (("the zones (Kube-OVN 1.16)", "25.03"),)
     assert proof.expected_ovn(build_file(OPENSTACK_K8S)) == (
-        ("deployment openstack", "23.03"), ("deployment kubernetes", "23.03"))
+        ("deployment openstack", "23.03"), ("deployment kubernetes", "24.03"))
 
 
 def test_a_prefix_without_the_programs_is_named(tmp_path: Path) -> None:

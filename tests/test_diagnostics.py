@@ -261,6 +261,10 @@ CASES = [
     case('FG409-default', [('    peerings:\n', '      - name: ovn-cluster\n    peerings:\n')],
          'sites/t/fabric.yaml:31:9: zones[0].vpcs[2].name: ovn-cluster is the default VPC, which fabricgen manages itself; rename the tenant VPC [FG409]',
          ),
+    # vpc-3 beside vpc-2 (the same range), both peered with vpc-1: vpc-1's routes go both ways
+    case('FG405-peers-of-one-vpc', [('          - {name: s2, cidr: 10.100.2.0/24}\n', '          - {name: s2, cidr: 10.100.2.0/24}\n      - name: vpc-3\n        subnets:\n          - {name: s3, cidr: 10.100.2.0/25}\n'),
+                                    ('        connectCIDR: 169.254.0.0/30\n', '        connectCIDR: 169.254.0.0/30\n      - vpcs: [vpc-1, vpc-3]\n        connectCIDR: 169.254.0.4/30\n')],
+         "sites/t/fabric.yaml:37:9: zones[0].peerings[1].vpcs: VPC vpc-1 peers with vpc-2 and vpc-3, whose subnets overlap (vpc-2/s2 10.100.2.0/24, vpc-3/s3 10.100.2.0/25): vpc-1's routes to the range would go both ways, and replies reach either VPC; use disjoint ranges [FG405]"),
     case('FG405-same-vpc', [('          - {name: s2, cidr: 10.100.2.0/24}\n', '          - {name: s2, cidr: 10.100.2.0/24}\n          - {name: s3, cidr: 10.100.2.128/25}\n')],
          "sites/t/fabric.yaml:31:24: zones[0].vpcs[1].subnets[1].cidr: 10.100.2.128/25 overlaps 's2' (10.100.2.0/24) in the same VPC 'vpc-2'; use disjoint ranges [FG405]",
          ),

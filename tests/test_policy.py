@@ -304,33 +304,116 @@ def test_ovn_kubernetes_before_1_1_beside_neutron_is_refused() -> None:
     assert not any("[FG910]" in line for line in diagnostic_lines(text, "sites/t/fabric.yaml"))  # no policy
 
 
-def test_a_source_range_another_vpc_holds_or_a_source_without_a_route_is_named() -> None:
-    """Kube-OVN admits a source into a subnet by `ip4.src`: vpc-qa, peered with vpc-prod like
-    vpc-shared, reuses shared-svc's range and is admitted to prod-db with it; vpc-dev reuses
-    prod-app's range, which reaches prod-db, and has no route of its own to prod-db (FG911)."""
-    text = edit(LAB.read_text(), "      - name: vpc-dev ",
-                "      - name: vpc-qa\n        subnets:\n          - {name: qa-svc, cidr: 10.100.10.0/24}\n"
-                "      - name: vpc-dev ")
-    text = edit(text, "        connectCIDR: 169.254.0.0/30   # vpc-prod takes .1, vpc-shared .2\n",
-                "        connectCIDR: 169.254.0.0/30   # vpc-prod takes .1, vpc-shared .2\n"
-                "      - vpcs: [vpc-prod, vpc-qa]\n        connectCIDR: 169.254.0.4/30\n")
-    text = edit(text, "  rules:\n", "    - name: dev\n      members: [{tenantSubnet: {zone: hq, name: dev-app}}]\n"
-                "  rules:\n")
-    text = edit(text, '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}\n',
+def office_and_dev() -> str:
+    """sites/lab with a group office (10.100.0.0/16, outside every platform: it covers prod-app,
+    prod-web and shared-svc) and a group dev (vpc-dev's dev-app, which reuses prod-app's range and
+    has no route to vpc-prod), each allowed into prod-db."""
+    text = edit(LAB.read_text(), "  rules:\n",
+                "    - name: dev\n      members: [{tenantSubnet: {zone: hq, name: dev-app}}]\n"
+                "    - name: office\n      members: [{cidr: 10.100.0.0/16}]\n  rules:\n")
+    return edit(text, '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}\n',
                 '    - {from: shared, to: prod-db, protocol: tcp, ports: ["5432"]}\n'
-                '    - {from: dev, to: prod-db, protocol: tcp, ports: ["5432"]}\n')
-    assert diagnostic_lines(text, "sites/t/fabric.yaml") == [
-        "sites/t/fabric.yaml:140:8: policy.rules[2].from: warning: rule shared-to-prod-db admits group shared by "
-        "its addresses, which subnet qa-svc (zone hq, VPC vpc-qa) holds too, and it reaches group prod-db: "
+                '    - {from: dev, to: prod-db, protocol: tcp, ports: ["5432"]}\n'
+                '    - {from: office, to: prod-db, protocol: tcp, ports: ["5432"]}\n')
+
+
+def test_a_source_range_another_workload_holds_or_a_source_without_a_route_is_named() -> None:
+    """Kube-OVN admits a source into a subnet by `ip4.src`: prod-app holds dev's range and office's,
+    prod-web and shared-svc office's, and each reaches prod-db (prod-db itself is not named: its
+    own traffic is allowed); dev-app has no route to prod-db (FG911). tests/test_policy_lab.py sends
+    each of them."""
+    assert [line for line in diagnostic_lines(office_and_dev(), "sites/t/fabric.yaml") if "[FG911]" in line] == [
+        "sites/t/fabric.yaml:138:8: policy.rules[3].from: warning: rule dev-to-prod-db admits group dev by "
+        "its addresses, which subnet prod-app (zone hq, VPC vpc-prod) holds too, and it reaches group "
+        "prod-db: admitted as well, as no platform tells them apart; give the workloads distinct ranges "
+        "[FG911]",
+        "sites/t/fabric.yaml:138:8: policy.rules[3].from: warning: rule dev-to-prod-db: group dev in VPC "
+        "vpc-dev of zone hq has no route to group prod-db (another VPC, not peered; a tenant VPC stays in its "
+        "zone), so the rule opens nothing for it; peer the VPCs (zones[].peerings) or drop the rule [FG911]",
+        "sites/t/fabric.yaml:139:8: policy.rules[4].from: warning: rule office-to-prod-db admits group office "
+        "by its addresses, which subnet prod-app (zone hq, VPC vpc-prod), subnet prod-web (zone hq, VPC "
+        "vpc-prod), subnet shared-svc (zone hq, VPC vpc-shared) hold too, and they reach group prod-db: "
         "admitted as well, as no platform tells them apart; give the workloads distinct ranges [FG911]",
-        "sites/t/fabric.yaml:141:8: policy.rules[3].from: warning: rule dev-to-prod-db admits group dev by its "
-        "addresses, which subnet prod-app (zone hq, VPC vpc-prod) holds too, and it reaches group prod-db: "
-        "admitted as well, as no platform tells them apart; give the workloads distinct ranges [FG911]",
-        "sites/t/fabric.yaml:141:8: policy.rules[3].from: warning: rule dev-to-prod-db: group dev in VPC vpc-dev "
-        "of zone hq has no route to group prod-db (another VPC, not peered; a tenant VPC stays in its zone), so "
-        "the rule opens nothing for it; peer the VPCs (zones[].peerings) or drop the rule [FG911]",
     ]
     assert not any("[FG911]" in line for line in diagnostic_lines(LAB.read_text(), "sites/t/fabric.yaml"))
+
+
+def test_members_are_compared_by_what_they_select() -> None:
+    """Every pod of shop (shop-all) holds shop-web's app=web pods; app=api pods are shop-all's too,
+    and not app=web's (one label, two values); a /16 of region-one holds shop-db's /24 (FG907);
+    0.0.0.0/0 lets everything in (FG913); a protected kube-system is named (FG914)."""
+    groups = ("    - name: shop-all\n      members:\n        - namespace: {cluster: k8s-prod, name: shop}\n"
+              "      defaultDeny: true\n"
+              "    - name: shop-api\n      members:\n"
+              "        - namespace: {cluster: k8s-prod, name: shop, podSelector: {app: api}}\n"
+              "      defaultDeny: true\n"
+              "    - name: db-wide\n      members:\n        - openstack: {cloud: region-one, cidr: 10.100.0.0/16}\n"
+              "      defaultDeny: true\n"
+              "    - name: everything\n      members:\n        - openstack: {cloud: region-one, cidr: 0.0.0.0/0}\n"
+              "      defaultDeny: true\n"
+              "    - name: system\n      members:\n"
+              "        - namespace: {cluster: k8s-prod, name: kube-system, cidr: 10.128.0.0/14}\n"
+              "      defaultDeny: true\n"
+              "  rules:\n")
+    lines = diagnostic_lines(edit(OSK.read_text(), "  rules:\n", groups), NAME)
+    assert [line for line in lines if "[FG710]" not in line] == [
+        "sites/lab/fabric.yaml:169:11: policy.groups[2].members[0]: pods of namespace shop in cluster "
+        "k8s-prod labelled app=web are selected by group shop-web too, which has defaultDeny: the platforms "
+        "add both groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
+        "endpoints in one protected group, and let rules name it) [FG907]",
+        "sites/lab/fabric.yaml:173:11: policy.groups[3].members[0]: pods of namespace shop in cluster "
+        "k8s-prod labelled app=api are selected by group shop-all too, which has defaultDeny: the platforms "
+        "add both groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
+        "endpoints in one protected group, and let rules name it) [FG907]",
+        "sites/lab/fabric.yaml:177:11: policy.groups[4].members[0]: VMs of cloud region-one in "
+        "10.100.20.0/24 are selected by group shop-db too, which has defaultDeny: the platforms add both "
+        "groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
+        "endpoints in one protected group, and let rules name it) [FG907]",
+        "sites/lab/fabric.yaml:181:11: policy.groups[5].members[0]: VMs of cloud region-one in "
+        "10.100.20.0/24 are selected by group shop-db too, which has defaultDeny: the platforms add both "
+        "groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
+        "endpoints in one protected group, and let rules name it) [FG907]",
+        "sites/lab/fabric.yaml:181:42: policy.groups[5].members[0].openstack.cidr: group everything lets "
+        "its own members in by their addresses, and 0.0.0.0/0 is every address: its defaultDeny would admit "
+        "everything; give the range of the members' subnet [FG913]",
+        "sites/lab/fabric.yaml:185:42: policy.groups[6].members[0].namespace.name: warning: group system "
+        "denies by default into every pod of kube-system in cluster k8s-prod (DNS, the network's own "
+        "agents, the API server's webhooks): every client the policy does not name is cut off; protect your "
+        "own namespaces, or name each client in a rule [FG914]",
+    ]
+    assert not [line for line in diagnostic_lines(OSK.read_text(), NAME) if "[FG9" in line]
+
+
+def _office(ranges: int, ports: int) -> str:
+    """sites/openstack-k8s with a group of `ranges` outside /24s allowed into shop-db on `ports` ports."""
+    members = ", ".join(f"{{cidr: 192.0.{i // 256}.{i % 256}/32}}" for i in range(ranges))
+    text = edit(OSK.read_text(), "  rules:\n", f"    - name: office\n      members: [{members}]\n  rules:\n")
+    opened = ", ".join(f'"{p}"' for p in range(8000, 8000 + ports))
+    return text + f"    - {{from: office, to: shop-db, protocol: tcp, ports: [{opened}]}}\n"
+
+
+def test_a_security_group_past_neutrons_quota_is_named_and_past_the_bound_refused() -> None:
+    """One Neutron rule per source range and port range: 11 x 9 passes Neutron's default quota of
+    100 (a warning), 101 x 100 the bound fabricgen renders (an error, nothing rendered); 10 x 9 is
+    neither (FG915)."""
+    def fg915(text: str) -> list[str]:
+        return [line for line in diagnostic_lines(text, NAME) if "[FG915]" in line]
+
+    assert fg915(_office(11, 9)) == [
+        "sites/lab/fabric.yaml:163:7: policy.groups[1].name: warning: group shop-db's security group holds 103 "
+        "rules (99 from rule office-to-shop-db: 11 source range(s) x 9 port range(s)); Neutron's default quota is "
+        "100 per project (quota_security_group_rule), past which the playbook stops half-way: raise the "
+        "project's quota, or use fewer, wider ranges [FG915]"]
+    assert fg915(_office(101, 100)) == [
+        "sites/lab/fabric.yaml:163:7: policy.groups[1].name: group shop-db's security group would hold 10104 "
+        "rules (10100 from rule office-to-shop-db: 101 source range(s) x 100 port range(s)), more than the 10000 "
+        "fabricgen renders; give wider source ranges or port ranges, or split the group [FG915]"]
+    assert fg915(_office(10, 9)) == []
+    # what the warning counts is what the playbook holds: 2 + 1 + 99 + 1, none merged away
+    from fabricgen.render import policy_neutron
+
+    build = build_text(_office(11, 9), NAME)
+    assert len(policy_neutron.group_rules(build.plan, "shop-db")) == 103
 
 
 # ---------------------------------------------------------------- review

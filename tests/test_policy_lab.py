@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file
+from conftest import REPO, build_file, build_text
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn import packets
 from fabricgen.lab.ovn.programs import Programs
@@ -52,6 +52,32 @@ def test_the_lab_policy_holds_in_ovn(programs: Programs) -> None:
                                     "`ip4.src == 10.100.2.0/24 && ip4.dst == 10.100.1.0/24 && tcp.dst == 5432`")
     assert {tuple(sorted(f)) for f in doc["flows"]} >= {tuple(sorted(
         ["policy", "source", "destination", "protocol", "port", "expected", "observed", "decidedBy", "ok"]))}
+
+
+def test_a_workload_that_holds_a_sources_range_and_a_source_without_a_route_fail_verify() -> None:
+    """tests/test_policy.py's office_and_dev: prod-web holds office's addresses and reaches prod-db;
+    the ACL admits it by address, and the policy, by who it is, denies it: not as the policy says.
+    prod-app and shared-svc hold them too, and their own rules allow them. dev-app has no route to
+    prod-db: its flow is not proven, never left out of the count."""
+    from test_policy import office_and_dev
+
+    with assembly.running(build_text(office_and_dev(), "sites/lab/fabric.yaml")) as lab:
+        flows = {f.policy: f for f in policy_flows.prove_flows(lab)}
+    holder = flows["office-to-prod-db: prod-web holds office's addresses"]
+    assert (holder.source, holder.destination, holder.expected, holder.observed, holder.ok) == \
+        ("hq/prod-web", "hq/prod-db", "deny", "delivered", False)
+    assert holder.decided_by == ("ACL to-lport 1200 allow-related "
+                                 "`ip4.src == 10.100.0.0/16 && ip4.dst == 10.100.1.0/24 && tcp.dst == 5432`")
+    cut = flows["dev-to-prod-db"]
+    assert (cut.source, cut.expected, cut.observed, cut.ok) == ("hq/dev-app", "allow", "not proven", False)
+    assert cut.decided_by == ("no route from VPC vpc-dev to VPC vpc-prod (not peered): the rule opens nothing for "
+                              "this source")
+    for name, source in (("dev-to-prod-db: prod-app holds dev's addresses", "hq/prod-app"),
+                         ("office-to-prod-db: prod-app holds office's addresses", "hq/prod-app"),
+                         ("office-to-prod-db: shared-svc holds office's addresses", "hq/shared-svc")):
+        assert (flows[name].source, flows[name].expected, flows[name].ok) == (source, "allow", True), flows[name]
+    assert [f.policy for f in flows.values() if not f.ok] == [
+        "office-to-prod-db: prod-web holds office's addresses", "dev-to-prod-db"]
 
 
 @pytest.fixture

@@ -223,11 +223,13 @@ def test_a_policy_across_two_kube_ovn_zones_with_packets() -> None:
 def one_northbound_db() -> str:
     """sites/openstack-k8s with the shop's pods in a cluster of the OpenStack deployment itself (its
     own host k8s-node-3): one NB for Neutron and OVN-Kubernetes (the shared-overlay design, one NB/SB
-    for VMs and pods), accepted with its reason (FG604 a warning)."""
+    for VMs and pods), accepted with its reason (FG604 a warning), on OVN 24.03."""
     text = OPENSTACK_K8S.read_text()
     text = edit(text, "    consumers:\n      - platform: openstack\n",
                 "    sharedDatabaseAcknowledged: \"lab: one NB for Neutron and OVN-Kubernetes\"\n"
                 "    consumers:\n      - platform: openstack\n")
+    # OVN-Kubernetes v1.3.0 writes ACL tiers: the shared deployment runs an OVN that has them (FG912)
+    text = edit(text, '    ovnVersion: "23.03"', '    ovnVersion: "24.03"')
     text = edit(text, "          asn: 65111\n          uplinks: [eth0, eth1]\n",
                 "          asn: 65111\n          uplinks: [eth0, eth1]\n      - name: k8s-node-3\n        ethernets:\n"
                 "          - name: eth0\n          - name: eth1\n        tunnelEndpoint:\n"

@@ -10,7 +10,12 @@ zone, the lab sends what the rule allows and what it must not:
 - the same source on a port no rule opens (deny, unless another rule opens it);
 - the reverse direction (whatever the policy says of it);
 - a subnet of the zone that reaches the destination's VPC but is not a source of the rule
-  (deny).
+  (deny);
+- every other subnet of the zone that holds the source group's addresses and reaches the
+  destination: the platforms admit it by address, but the policy says what it says of who it
+  is (its own groups), so a rule that admits more than its group fails here;
+- and a source the rule names that has no route to the destination (another VPC, not peered) is
+  a flow the lab cannot send: "not proven", never left out of the count.
 
 The expected verdict comes from the policy alone (`expected`), never from the ACLs; the observed
 one from ovn-trace of the packet through the zone's logical pipeline (northd's flows compiled
@@ -34,6 +39,7 @@ from fabricgen.lab.provers.tracing import flow
 from fabricgen.plan.policy import KUBE_OVN, Allowed, PolicyPlan
 
 ALLOW, DENY = "allow", "deny"
+NOT_PROVEN = "not proven"  # observed where the lab could not send the flow
 PROTOCOL_NUMBER = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1}
 SOURCE_PORT = 40000
 ACL_PRIORITY_OFFSET = 1000  # northd's `OVN_ACL_PRI_OFFSET`: an ACL's flow is its priority + 1000
@@ -108,14 +114,33 @@ def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, proto
     group = into[0]
     if any(source in c for c in policy.cidrs(group)):
         return ALLOW
-    for rule in policy.into(group):
-        if not any(source in c for c in policy.cidrs(rule.source)):
-            continue
-        if rule.protocol == "any" or (rule.protocol == protocol and
-                                      (not rule.ports or (port is not None and
-                                                          any(a <= port <= b for a, b in rule.ports)))):
-            return ALLOW
+    if any(opens(rule, protocol, port) for rule in policy.into(group)
+           if any(source in c for c in policy.cidrs(rule.source))):
+        return ALLOW
     return DENY
+
+
+def opens(rule: Allowed, protocol: str, port: int | None) -> bool:
+    """Whether a rule allows a connection of `protocol` to `port`."""
+    return rule.protocol == "any" or (rule.protocol == protocol and (
+        not rule.ports or (port is not None and any(a <= port <= b for a, b in rule.ports))))
+
+
+def by_identity(policy: PolicyPlan, zone: str, source: str, target: str, protocol: str, port: int | None) -> str:
+    """What the policy says of tenant subnet `source` to `target` (both of `zone`) by the groups
+    `source` is a member of, not by its addresses: where another workload holds a source group's
+    range, the platforms admit it by address, and the policy never named it."""
+    def groups(subnet: str) -> set[str]:
+        return {name for name, ends in policy.groups.items()
+                for e in ends if e.kind == "tenantSubnet" and e.zone == zone and e.subnet == subnet}
+
+    into = sorted(groups(target) & policy.protected)
+    if not into:
+        return ALLOW
+    own = groups(source)
+    if into[0] in own:
+        return ALLOW
+    return ALLOW if any(opens(rule, protocol, port) for rule in policy.into(into[0]) if rule.source in own) else DENY
 
 
 def _microflow(sender: Backbone, receiver: Backbone, protocol: str, ports: tuple[int | None, int | None],
@@ -213,6 +238,10 @@ class _Prover:
         self.peers = {(str(v["metadata"]["name"]), str(p["remoteVpc"])) for v in vpcs
                       for p in v.get("spec", {}).get("vpcPeerings", [])}
         self.once = Once()
+        self.unproven: list[Flow] = []  # a rule's flow the lab cannot send (no route): never an ok
+        # flows whose verdict is the policy's by who the source is, not by its address: a workload
+        # outside the rule's source group that holds its addresses
+        self.identities: dict[tuple[str, str, str, int | None], str] = {}
 
     def switch(self, packet: str) -> str:
         datapath = packet.split('inport=="', 1)[1].split('"', 1)[0]
@@ -245,7 +274,8 @@ class _Prover:
         acls = [self.acls.get(dst, []) for _policy, _src, dst, _protocol, _port in planned]
         judged = judge_flows(self.lab, connections, traces, acls,
                              lambda i: self.once("reply", planned[i][1], planned[i][2], planned[i][3]), reply_delivered)
-        return [Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, want, seen, decided, reply)
+        return [Flow(policy, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port,
+                     self.identities.get((src, dst, protocol, port), want), seen, decided, reply)
                 for (policy, src, dst, protocol, port), (want, seen, reply, decided)
                 in zip(planned, judged, strict=True)]
 
@@ -261,7 +291,7 @@ class _Prover:
             assert target.subnet is not None
             for rule in self.policy.into(target.group):
                 planned += self.rule_flows(rule, target.subnet)
-        return self.run(list(dict.fromkeys(planned)))
+        return self.run(list(dict.fromkeys(planned))) + self.unproven
 
     def rule_flows(self, rule: Allowed, dst: str) -> list[tuple[str, str, str, str, int | None]]:
         """What to send for one rule into `dst`: (what it tests, source, destination, protocol, port)."""
@@ -272,6 +302,10 @@ class _Prover:
         for src in sources:
             assert src is not None
             if not self.routable(src, dst):
+                self.unproven.append(Flow(
+                    rule.name, f"{self.zone}/{src}", f"{self.zone}/{dst}", protocol, port, ALLOW, NOT_PROVEN,
+                    f"no route from VPC {self.vpc_of.get(src)} to VPC {self.vpc_of.get(dst)} (not peered): the rule "
+                    "opens nothing for this source"))
                 continue
             out.append((rule.name, src, dst, protocol, port))
             if other is not None:
@@ -283,6 +317,14 @@ class _Prover:
                      expected(self.policy, self.vms[name].vm_ip, self.vms[dst].vm_ip, protocol, port) == DENY]
         if sources and strangers and self.once("stranger", rule.source, dst, protocol):
             out.append((f"{rule.name}: another source", strangers[0], dst, protocol, port))
+        ranges = self.policy.cidrs(rule.source)
+        for name in sorted(self.vms):
+            holder = self.vms[name].vm_ip
+            if name != dst and name not in sources and any(holder in c for c in ranges) and \
+                    self.routable(name, dst):
+                self.identities[(name, dst, protocol, port)] = by_identity(self.policy, self.zone, name, dst,
+                                                                         protocol, port)
+                out.append((f"{rule.name}: {name} holds {rule.source}'s addresses", name, dst, protocol, port))
         return out
 
 

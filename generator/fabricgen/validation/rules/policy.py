@@ -212,22 +212,6 @@ def _within(ranges: list[tuple[int, int]], a: int, b: int) -> bool:
     return i >= 0 and ranges[i][0] <= a and b <= ranges[i][1]
 
 
-@rule("FG907", "policy-member-protected-twice",
-      "One endpoint is in two groups with defaultDeny, whose default denies would each drop the other's way in.")
-def protected_twice(fabric: Fabric) -> Iterator[Finding]:
-    first: dict[str, str] = {}
-    for g, group in enumerate(fabric.policy.groups):
-        if not group.default_deny:
-            continue
-        for m, member in enumerate(group.members):
-            key = member.model_dump_json(exclude_none=True)
-            if key in first and first[key] != group.name:
-                yield Finding("FG907", ("policy", "groups", g, "members", m),
-                              f"this member is already in group {first[key]}, which has defaultDeny too; put it in "
-                              "one protected group, and let rules name that group")
-            first.setdefault(key, group.name)
-
-
 @rule("FG908", "subnet-acls-and-policy",
       "A tenant subnet both carries its own acls or private and belongs to a protected policy group.")
 def acls_and_policy(fabric: Fabric) -> Iterator[Finding]:
@@ -354,7 +338,7 @@ def source_shared(fabric: Fabric) -> Iterator[Finding]:
                                                          and (c := _cidr(m)) is not None]
         others = [name for name, held, place in places if place not in own and any(held.overlaps(c) for c in ranges)
                   and any(_reaches(fabric, place, t) for t, _c in targets)
-                  and not any(held == c for (pl, c) in sources if pl == place)]
+                  and not any(held == c for (pl, c) in sources + targets if pl == place)]
         if others:
             yield Finding("FG911", ("policy", "rules", r, "from"),
                           f"rule {rule_name(item)} admits group {item.from_} by its addresses, which "
@@ -393,3 +377,46 @@ def ovn_kubernetes_tiers(fabric: Fabric) -> Iterator[Finding]:
                               f"model has the ACL `tier` column, which OVN has from 23.06), and this deployment runs "
                               f"OVN {deployment.ovn_version}: its client refuses a database without the column; "
                               "run OVN 23.06 or later (ovnVersion) or an OVN-Kubernetes release before v1.3.0")
+
+
+NEUTRON_RULE_QUOTA = 100  # Neutron's default `quota_security_group_rule`, per project
+SECURITY_GROUP_MAX = 10_000  # rules of one security group fabricgen renders at most
+
+
+def _ranges(fabric: Fabric, member: Member) -> IPv4Network | None:
+    placed = _place(fabric, member)
+    return placed[1] if placed is not None else _cidr(member)
+
+
+@rule("FG915", "policy-security-group-size",
+      "A protected group's Neutron security group holds more rules than Neutron's default quota, or more than "
+      "fabricgen renders.")
+def security_group_size(fabric: Fabric) -> Iterator[Finding]:
+    """Neutron takes one security group rule per source range and port range (render/policy_neutron):
+    a rule from many ranges to many ports multiplies. Past Neutron's default quota of 100 rules per
+    project the playbook fails half-way unless the quota was raised (a warning); past 10,000 the
+    group is refused before anything is rendered."""
+    held = {g.name: list(dict.fromkeys(c for m in g.members if (c := _ranges(fabric, m)) is not None))
+            for g in fabric.policy.groups}
+    for g, group in enumerate(fabric.policy.groups):
+        if not group.default_deny or not any(m.openstack is not None for m in group.members):
+            continue
+        parts = [(item, len(held.get(item.from_, ())) * max(1, len(item.ports)))
+                 for item in fabric.policy.rules if item.to == group.name]
+        total = 2 + len(held[group.name]) + sum(n for _item, n in parts)  # its own members, and egress
+        if total <= NEUTRON_RULE_QUOTA:
+            continue
+        largest, most = max(parts, key=lambda part: part[1], default=(None, 0))
+        why = (f" ({most} from rule {rule_name(largest)}: {len(held.get(largest.from_, ()))} source range(s) x "
+               f"{max(1, len(largest.ports))} port range(s))" if largest is not None else "")
+        if total > SECURITY_GROUP_MAX:
+            yield Finding("FG915", ("policy", "groups", g, "name"),
+                          f"group {group.name}'s security group would hold {total} rules{why}, more than the "
+                          f"{SECURITY_GROUP_MAX} fabricgen renders; give wider source ranges or port ranges, or "
+                          "split the group")
+        else:
+            yield Finding("FG915", ("policy", "groups", g, "name"),
+                          f"group {group.name}'s security group holds {total} rules{why}; Neutron's default quota "
+                          f"is {NEUTRON_RULE_QUOTA} per project (quota_security_group_rule), past which the "
+                          "playbook stops half-way: raise the project's quota, or use fewer, wider ranges",
+                          Severity.WARNING)

@@ -93,6 +93,31 @@ def tenant_overlap(fabric: Fabric) -> Iterator[Finding]:
                         yield Finding("FG405", ("zones", i, "peerings", p, "vpcs"),
                                       f"peered VPCs overlap: {a}/{sa.name} {sa.cidr} and {b}/{sb.name} "
                                       f"{sb.cidr}; routes between them would be ambiguous")
+        yield from _peers_overlap(i, zone, index)
+
+
+def _peers_overlap(i: int, zone: Zone, index: dict[str, int]) -> Iterator[Finding]:
+    """Two VPCs peered with one third whose subnets overlap: the third's routes to the range go two
+    ways (Kube-OVN adds one static route per peering, and OVN takes both as ECMP), so its replies
+    reach either VPC."""
+    peered: dict[str, list[tuple[int, str]]] = {}
+    for p, peering in enumerate(zone.peerings):
+        a, b = peering.vpcs
+        if a != b and a in index and b in index:
+            peered.setdefault(a, []).append((p, b))
+            peered.setdefault(b, []).append((p, a))
+    for hub, peers in peered.items():
+        held = [(p, peer, sub) for p, peer in peers for sub in zone.vpcs[index[peer]].subnets]
+        named: set[tuple[str, str]] = set()
+        for s, t in NetworkIndex([sub.cidr for _p, _peer, sub in held]).overlapping_earlier():
+            (p, peer, x), (_q, earlier, y) = held[s], held[t]
+            if peer == earlier or (earlier, peer) in named:
+                continue
+            named.add((earlier, peer))
+            yield Finding("FG405", ("zones", i, "peerings", p, "vpcs"),
+                          f"VPC {hub} peers with {earlier} and {peer}, whose subnets overlap ({earlier}/{y.name} "
+                          f"{y.cidr}, {peer}/{x.name} {x.cidr}): {hub}'s routes to the range would go both ways, "
+                          "and replies reach either VPC; use disjoint ranges")
 
 
 @rule("FG406", "peering-unknown", "A peering names a VPC the zone does not declare, or the same VPC twice.")
