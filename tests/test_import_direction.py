@@ -39,7 +39,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "report": ("source",),
     "output": ("pipeline", "serialise"),
     "delivery": ("pipeline", "render", "model", "source", "serialise"),
-    "review": ("pipeline", "report", "model", "source", "serialise"),
+    "review": ("pipeline", "report", "plan", "model", "source", "serialise"),
     "platform_rows": ("pipeline", "plan", "model", "source", "serialise"),
     "observe": ("platform_rows", "live_text", "pipeline", "report", "plan", "model", "source", "serialise"),
     "judge": ("observe", "platform_rows", "live_text", "pipeline", "report", "plan", "model", "source", "serialise"),

@@ -436,6 +436,24 @@ def test_diff_words_policy_changes_as_a_reviewer_reads_them() -> None:
     assert window.startswith("hq: the acls of Subnets hq/prod-app, hq/prod-db change"), window
 
 
+def test_diff_names_only_the_ports_a_change_opens_or_closes() -> None:
+    """Opening 5433 beside 5432 allows 5433, and takes nothing away; a range that replaces a port
+    allows the rest of the range; closing one port of a range names that port alone."""
+    from fabricgen.review.semantic_diff import review
+
+    def policy_lines(old: str, new: str) -> list[str]:
+        rule = '- {from: shop-web, to: shop-db, protocol: tcp, ports: [%s]}'
+        base = build_text(edit(OSK.read_text(), rule % '"5432"', rule % old), NAME)
+        head = build_text(edit(OSK.read_text(), rule % '"5432"', rule % new), NAME)
+        return [c.line() for c in review(base, head, NAME).cautions if c.line().startswith("policy:")]
+
+    assert policy_lines('"5432"', '"5432", "5433"') == ["policy: now allowed: shop-web → shop-db tcp/5433"]
+    assert policy_lines('"5432"', '"5430-5440"') == ["policy: now allowed: shop-web → shop-db tcp/5430-5431,5433-5440"]
+    assert policy_lines('"5430-5440"', '"5430-5434", "5436-5440"') == [
+        "policy: no longer allowed: shop-web → shop-db tcp/5435: connections that use it are dropped once this syncs"]
+    assert policy_lines('"5432", "5433"', '"5433", "5432"') == []
+
+
 # ---------------------------------------------------------------- the playbook's reader
 @pytest.mark.lab
 def test_the_security_group_playbook_is_what_the_module_accepts(tmp_path: Any) -> None:

@@ -80,6 +80,20 @@ def test_a_workload_that_holds_a_sources_range_and_a_source_without_a_route_fail
         "office-to-prod-db: prod-web holds office's addresses", "dev-to-prod-db"]
 
 
+def test_every_port_a_rule_opens_is_sent() -> None:
+    """A rule of a port and a range: the port and both ends of the range are sent and delivered,
+    the port after the range is dropped."""
+    text = LAB.read_text().replace('- {from: prod-app, to: prod-db, protocol: tcp, ports: ["5432"]}',
+                                   '- {from: prod-app, to: prod-db, protocol: tcp, ports: ["5432", "6000-6010"]}', 1)
+    with assembly.running(build_text(text, "sites/lab/fabric.yaml")) as lab:
+        flows = [f for f in policy_flows.prove_flows(lab) if f.policy.startswith("prod-app-to-prod-db")
+                 and f.source == "hq/prod-app"]
+    assert [(f.policy, f.port, f.observed, f.ok) for f in flows] == [
+        ("prod-app-to-prod-db", 5432, "delivered", True), ("prod-app-to-prod-db", 6000, "delivered", True),
+        ("prod-app-to-prod-db", 6010, "delivered", True),
+        ("prod-app-to-prod-db: another port", 6011, "dropped", True)]
+
+
 @pytest.fixture
 def kube_ovn_network_policy_allows_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Kube-OVN NetworkPolicy on prod-db's pods, as its controller writes it: an allow at 2001 in

@@ -83,6 +83,17 @@ def port_range(value: int | str) -> tuple[int, int]:
     return int(first), int(last or first)
 
 
+def merged_ports(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive port ranges sorted, with those that overlap or touch joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def rule_name(rule: Rule) -> str:
     return rule.name or f"{rule.from_}-to-{rule.to}"
 

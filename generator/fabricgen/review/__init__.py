@@ -9,6 +9,6 @@ Also:
 
 - `policy_changes`: policy changes as a reviewer reads them.
 
-May import: `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.model`, `fabricgen.source`,
-`fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
+May import: `fabricgen.pipeline`, `fabricgen.report`, `fabricgen.plan`, `fabricgen.model`,
+`fabricgen.source`, `fabricgen.serialise`, and the shared `errors`, `exit_codes`, `diagnostics`.
 """

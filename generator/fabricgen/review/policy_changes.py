@@ -6,15 +6,63 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 
 from fabricgen.pipeline import Build
+from fabricgen.plan.policy import merged_ports
 
 Note = tuple[tuple[str, ...], str]  # the zones it concerns (none: the text names them), the text
 
 
-def _flows(build: Build | None) -> dict[str, str]:
-    """Each rule as `source → target protocol/ports`, the group it leads into by that text."""
+Ports = list[tuple[int, int]]
+EVERY_PORT: Ports = [(1, 65535)]
+Allowed = dict[tuple[str, str, str], Ports]  # (source, target, protocol): the ports, merged
+
+
+def _allowed(build: Build | None) -> Allowed:
+    """What the rules allow, per source, target and protocol: the ports merged (a rule without
+    ports, ICMP and `any`: every port), so that a change is compared port by port, not rule text
+    by rule text."""
+    out: Allowed = {}
     if build is None:
-        return {}
-    return {r.describe(): r.target for r in build.plan.policy.rules}
+        return out
+    for r in build.plan.policy.rules:
+        out.setdefault((r.source, r.target, r.protocol), []).extend(
+            list(r.ports) if r.ports and r.protocol not in ("any", "icmp") else EVERY_PORT)
+    return {key: merged_ports(ports) for key, ports in out.items()}
+
+
+def _minus(ports: Ports, taken: Ports) -> Ports:
+    """The ports of `ports` that `taken` (merged) does not hold."""
+    out: Ports = []
+    for a, b in ports:
+        for c, d in taken:
+            if d < a or c > b:
+                continue
+            if c > a:
+                out.append((a, c - 1))
+            a = d + 1
+            if a > b:
+                break
+        if a <= b:
+            out.append((a, b))
+    return out
+
+
+def _covered(allowed: Allowed, key: tuple[str, str, str]) -> Ports:
+    """What `allowed` opens for one source, target and protocol, `any` included."""
+    source, target, _protocol = key
+    return EVERY_PORT if (source, target, "any") in allowed else allowed.get(key, [])
+
+
+def _changes(old: Allowed, new: Allowed) -> list[tuple[str, str]]:
+    """(flow text, target) of what `new` allows that `old` did not."""
+    out = []
+    for key, ports in new.items():
+        more = _minus(ports, _covered(old, key))
+        if more:
+            source, target, protocol = key
+            what = protocol if more == EVERY_PORT or protocol in ("any", "icmp") else \
+                f"{protocol}/" + ",".join(str(a) if a == b else f"{a}-{b}" for a, b in more)
+            out.append((f"{source} → {target} {what}", target))
+    return out
 
 
 def _reach(build: Build | None) -> dict[str, tuple[list[IPv4Network], set[str]]]:
@@ -62,10 +110,10 @@ def policy_notes(base: Build | None, head: Build) -> list[Note]:
         them = "it" if len(opened) == 1 else "them"
         notes.append(((), f"policy: {', '.join(opened)} {'loses' if len(opened) == 1 else 'lose'} defaultDeny: "
                        f"everything reaches {them} once this syncs"))
-    before, after = _flows(base), _flows(head)
-    added = [f for f in after if f not in before]
+    before, after = _allowed(base), _allowed(head)
+    added = [text for text, _target in _changes(before, after)]
     # a flow into a group that is open now is not lost: everything reaches that group
-    removed = [f for f, target in before.items() if f not in after and target in head.plan.policy.protected]
+    removed = [text for text, target in _changes(after, before) if target in head.plan.policy.protected]
     if added:
         notes.append(((), "policy: now allowed: " + "; ".join(added)))
     if removed:

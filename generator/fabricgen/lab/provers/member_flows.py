@@ -30,6 +30,7 @@ from fabricgen.lab.provers.policy_flows import (
     delivered_to,
     expected,
     judge_flows,
+    opened,
     probe,
     with_protocol,
 )
@@ -84,7 +85,7 @@ class _Prover:
         for source in self.members.get(rule.source, []):
             if source.vm == dst.vm:
                 continue
-            out.append(_Planned(rule.name, source, dst, protocol, port))
+            out += [_Planned(rule.name, source, dst, protocol, each) for each in opened(rule)]
             if other is not None:
                 out.append(_Planned(f"{rule.name}: another port", source, dst, protocol, other))
             if self.once("reverse", dst.name, source.name, protocol):

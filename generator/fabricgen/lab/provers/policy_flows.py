@@ -6,7 +6,7 @@ tier 2). For every rule into a protected group with a tenant subnet, and a sourc
 zone, the lab sends what the rule allows and what it must not:
 
 - the allowed connection's first packet, and its reply (`ct_state=est,rpl`: `allow-related`
-  lets it back);
+  lets it back), on every port the rule names (both ends of a range; at most 16);
 - the same source on a port no rule opens (deny, unless another rule opens it);
 - the reverse direction (whatever the policy says of it);
 - a subnet of the zone that reaches the destination's VPC but is not a source of the rule
@@ -103,6 +103,20 @@ def probe(rule: Allowed) -> tuple[str, int | None, int | None]:
     if not rule.ports:
         return protocol, 80, None
     return protocol, rule.ports[0][0], rule.ports[-1][1] % 65535 + 1
+
+
+SENT_PORTS_MAX = 16  # ports one rule's flows send at most
+
+
+def opened(rule: Allowed) -> list[int | None]:
+    """Every port a rule's flows send: each port it names and both ends of each range it names
+    (the first is `probe`'s), at most 16; `[None]` for ICMP, `[80]` for a rule of every port."""
+    protocol, first, _other = probe(rule)
+    if protocol == "icmp" or not rule.ports:
+        return [first]
+    ends = [port for a, b in rule.ports for port in ((a,) if a == b else (a, b))]
+    sent: list[int | None] = list(dict.fromkeys(ends))
+    return sent[:SENT_PORTS_MAX]
 
 
 def expected(policy: PolicyPlan, source: IPv4Address, target: IPv4Address, protocol: str, port: int | None) -> str:
@@ -307,7 +321,7 @@ class _Prover:
                     f"no route from VPC {self.vpc_of.get(src)} to VPC {self.vpc_of.get(dst)} (not peered): the rule "
                     "opens nothing for this source"))
                 continue
-            out.append((rule.name, src, dst, protocol, port))
+            out += [(rule.name, src, dst, protocol, each) for each in opened(rule)]
             if other is not None:
                 out.append((f"{rule.name}: another port", src, dst, protocol, other))
             if self.routable(dst, src) and self.once("reverse", dst, src, protocol):

@@ -11,7 +11,7 @@ from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric, acl_match
 from fabricgen.model.consumers import KubernetesCluster, OpenStackCloud
 from fabricgen.model.policy import Member
-from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OUTSIDE, OVN_KUBERNETES, port_range, rule_name
+from fabricgen.plan.policy import KUBE_OVN, NEUTRON, OUTSIDE, OVN_KUBERNETES, merged_ports, port_range, rule_name
 from fabricgen.validation.registry import rule
 
 
@@ -194,17 +194,7 @@ def shadowed(fabric: Fabric) -> Iterator[Finding]:
         if not wanted:
             every.add(key)
         else:
-            ranges[key] = _merged(ranges.get(key, []) + wanted)
-
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
+            ranges[key] = merged_ports(ranges.get(key, []) + wanted)
 
 
 def _within(ranges: list[tuple[int, int]], a: int, b: int) -> bool:
