@@ -8,6 +8,7 @@ CI installs all of them.
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import shutil
 import subprocess
@@ -225,6 +226,78 @@ def test_host_script_twice(index: int, databases: OvsdbServers, tmp_path: Path) 
     loopback = item.host.tunnel_endpoint.loopback is not None
     assert ids("ovn-set-local-ip") == ("true" if loopback and item.deployment.needs_set_local_ip else "")
     assert ids("ovn-cms-options") == ("enable-chassis-as-gw" if item.host.gateway_chassis else "")
+
+
+def _host(name: str) -> tuple[Build, Chassis]:
+    return next((b, c) for b, c in _chassis() if c.host.name == name)
+
+
+def _host_script(tmp_path: Path, name: str) -> tuple[Path, dict[str, str]]:
+    build, item = _host(name)
+    path = next(p for p in build.files if p.name == "configure-ovn-host.sh" and item.host.name in p.parts)
+    return (_write(tmp_path, f"configure-ovn-host-{name}.sh", build.files[path].text),
+            {"OVN_ENCAP_IP": str(item.address)})
+
+
+def _ovs_set(env: dict[str, str], **keys: str) -> None:
+    subprocess.run(["ovs-vsctl", "--no-wait", "init", "--", "set", "Open_vSwitch", ".",
+                    *(f"external_ids:{k.replace('_', '-')}={json.dumps(v)}" for k, v in keys.items())],
+                   env=env, check=True, capture_output=True)
+
+
+def test_host_script_leaves_what_ovnkube_node_wrote(databases: OvsdbServers, tmp_path: Path) -> None:
+    """An OVN-Kubernetes node's Open vSwitch as ovnkube-node leaves it (ovn-kubernetes v1.3.0
+    `go-controller/pkg/node/gateway_shared_intf.go` merges `physnet:breth0` into
+    ovn-bridge-mappings; `node/default_node_network_controller.go` writes ovn-encap-ip,
+    ovn-encap-type and system-id): the script sets its keys and, run twice, leaves the mapping,
+    which the fabric does not want on k8s-node-1, as it was."""
+    ovs = databases.start(OPEN_VSWITCH)
+    script, extra = _host_script(tmp_path, "k8s-node-1")
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.directory), **extra}
+    _ovs_set(env, ovn_bridge_mappings="physnet:breth0", ovn_encap_ip=extra["OVN_ENCAP_IP"], ovn_encap_type="geneve",
+             system_id="0a5e1f6c-2b1d-4bb4-9e49-6e2a0d4e8f31")
+    for _run_number in range(2):
+        done = _run(script, env)
+        assert done.returncode == 0, done.stderr
+        assert "left external_ids:ovn-bridge-mappings='physnet:breth0': not written by fabricgen" in done.stdout
+        assert _get(env, "get", "Open_vSwitch", ".", "external_ids:ovn-bridge-mappings") == '"physnet:breth0"'
+    owned = _get(env, "get", "Open_vSwitch", ".", "external_ids:fabricgen-keys").strip('"').split(",")
+    assert "ovn-bridge-mappings" not in owned and "ovn-remote" in owned and "system-id" in owned
+    assert _get(env, "get", "Open_vSwitch", ".", "external_ids:system-id") == "k8s-node-1"  # ovs-ctl's: set over
+
+
+def test_host_script_stops_on_a_setting_someone_else_wrote(databases: OvsdbServers, tmp_path: Path) -> None:
+    """ovn-remote written by hand towards another database, and a gateway option with an
+    availability zone a deployment tool added: nothing is changed, both are named."""
+    ovs = databases.start(OPEN_VSWITCH)
+    script, extra = _host_script(tmp_path, "net1")
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.directory), **extra}
+    _ovs_set(env, ovn_remote="tcp:10.9.9.9:6642", ovn_cms_options="enable-chassis-as-gw,availability-zones=az1")
+    before = ovs.dump()
+    done = _run(script, env)
+    assert done.returncode == 1
+    assert ovs.dump() == before
+    assert "this Open vSwitch holds settings someone else wrote; nothing was changed" in done.stderr
+    assert ("external_ids:ovn-remote is 'tcp:10.9.9.9:6642', not written by fabricgen (it would set "
+            "'tcp:10.20.0.11:6642,tcp:10.20.0.12:6642,tcp:10.20.0.13:6642')") in done.stderr
+    assert "external_ids:ovn-cms-options is 'enable-chassis-as-gw,availability-zones=az1'" in done.stderr
+
+
+def test_host_script_removes_only_its_own_keys(databases: OvsdbServers, tmp_path: Path) -> None:
+    """net1's script, then cmp1's on the same Open vSwitch (the host's role changed in the fabric):
+    the gateway keys net1's run wrote are its own and go; a key of someone else's stays."""
+    ovs = databases.start(OPEN_VSWITCH)
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.directory)}
+    gateway, gateway_env = _host_script(tmp_path, "net1")
+    assert _run(gateway, {**env, **gateway_env}).returncode == 0
+    _ovs_set(env, ovn_monitor_all="true")  # an operator's
+    compute, compute_env = _host_script(tmp_path, "cmp1")
+    done = _run(compute, {**env, **compute_env})
+    assert done.returncode == 0, done.stderr
+    ids = _get(env, "get", "Open_vSwitch", ".", "external_ids")
+    for key in ("ovn-bridge-mappings", "ovn-cms-options", "ovn-is-interconn"):
+        assert f"{key}=" not in ids, ids
+    assert 'ovn-monitor-all="true"' in ids and 'system-id=cmp1' in ids, ids
 
 
 def test_host_script_with_ssl_twice(databases: OvsdbServers, tmp_path: Path) -> None:

@@ -5,9 +5,13 @@
   interface and checked against fabric.yaml), ovn-bridge-mappings, the gateway
   flag for Neutron and, for a loopback endpoint on OVN before 24.09,
   `ovn-set-local-ip=true`, and `ovn-is-interconn=true` on the IC gateway chassis of
-  an interconnected deployment. Keys fabricgen owns but does not want are removed. The
-  address is checked (OVN_ENCAP_IP must be an IPv4 address) before one ovs-vsctl
-  transaction writes everything. Honours OVS_RUNDIR.
+  an interconnected deployment. The keys it sets are recorded in `external_ids:fabricgen-keys`:
+  only those are its own. A key it no longer wants is removed only when it is its own; a key
+  someone else wrote (ovnkube-node's `ovn-bridge-mappings`, a deployment tool's
+  `ovn-cms-options`) is left as it is, and one with another value than the fabric's stops the
+  script having changed nothing. `system-id` and `hostname`, which Open vSwitch's own start-up
+  writes (ovs-ctl `set_system_ids`), are set over. The address is checked (OVN_ENCAP_IP must be an
+  IPv4 address) before one ovs-vsctl transaction writes everything. Honours OVS_RUNDIR.
 - `ovn-tunnel.nft`: the Geneve (UDP 6081) or VXLAN (UDP 4789) port open only to
   the deployment's other chassis.
 """
@@ -28,6 +32,8 @@ FIREWALL = "ovn-tunnel.nft"
 FIREWALL_TABLE = "fabricgen_ovn_tunnel"
 GATEWAY_CMS_OPTION = "enable-chassis-as-gw"
 IC_GATEWAY_KEY = "ovn-is-interconn"  # ovn-controller copies it to SB Chassis other_config:is-interconn
+OWNED_KEYS = "fabricgen-keys"  # external_ids key: the keys the script set, comma-separated
+OVS_OWN_KEYS = ("system-id", "hostname")  # ovs-ctl writes them at every start: set over
 
 
 def _setting(key: str, value: str) -> str:
@@ -78,6 +84,9 @@ def script(plan: Plan, item: Chassis) -> str:
         device=item.device,
         address=str(item.address),
         settings=[_setting(k, v) for k, v in wanted.items()],
+        wanted=[(k, v) for k, v in wanted.items() if k not in OVS_OWN_KEYS],
+        keys=",".join(sorted([*wanted, "ovn-encap-ip"])),
+        owned_key=OWNED_KEYS,
         removed=removed,
         ssl=db.ssl_in_use,
     )

@@ -54,15 +54,56 @@ vsctl() {
     ovs-vsctl --no-wait "$@"
 }
 
+# Only the keys an earlier run recorded in external_ids:fabricgen-keys are this script's own. A key
+# someone else wrote (ovnkube-node's ovn-bridge-mappings, a deployment tool's ovn-cms-options) is
+# left as it is; with another value than this script sets, the script stops having changed nothing.
+owned=$(vsctl --dry-run --if-exists get Open_vSwitch . external_ids:fabricgen-keys | tr -d '"')
+current() {
+    vsctl --dry-run --if-exists get Open_vSwitch . "external_ids:$1" | sed 's/^"\(.*\)"$/\1/'
+}
+is_owned() {
+    case ",$owned," in
+        *",$1,"*) return 0 ;;
+    esac
+    return 1
+}
+conflicts=""
+claim() {
+    have=$(current "$1")
+    if [ -n "$have" ] && [ "$have" != "$2" ] && ! is_owned "$1"; then
+        conflicts="$conflicts
+  external_ids:$1 is '$have', not written by fabricgen (it would set '$2')"
+    fi
+}
+claim ovn-remote tcp:10.0.0.10:6642
+claim ovn-encap-type geneve
+claim ovn-bridge-mappings physnet1:cloudbr1
+claim ovn-encap-ip "$encap_ip"
+if [ -n "$conflicts" ]; then
+    echo "$0: this Open vSwitch holds settings someone else wrote; nothing was changed:$conflicts" >&2
+    echo "$0: remove them (ovs-vsctl remove Open_vSwitch . external_ids KEY) if they are stale, or" \
+        "change fabric.yaml to match them" >&2
+    exit 1
+fi
+
 set -- init -- set Open_vSwitch . \
     'external_ids:system-id="kvm02"' \
     'external_ids:hostname="kvm02"' \
     'external_ids:ovn-remote="tcp:10.0.0.10:6642"' \
     'external_ids:ovn-encap-type="geneve"' \
     'external_ids:ovn-bridge-mappings="physnet1:cloudbr1"' \
-    "external_ids:ovn-encap-ip=\"$encap_ip\""
-set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
-set -- "$@" -- remove Open_vSwitch . external_ids ovn-set-local-ip
+    "external_ids:ovn-encap-ip=\"$encap_ip\"" \
+    'external_ids:fabricgen-keys="hostname,ovn-bridge-mappings,ovn-encap-ip,ovn-encap-type,ovn-remote,system-id"'
+if is_owned ovn-cms-options; then
+    set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
+elif [ -n "$(current ovn-cms-options)" ]; then
+    echo "$0: left external_ids:ovn-cms-options='$(current ovn-cms-options)': not written by fabricgen"
+fi
+if is_owned ovn-set-local-ip; then
+    set -- "$@" -- remove Open_vSwitch . external_ids ovn-set-local-ip
+elif [ -n "$(current ovn-set-local-ip)" ]; then
+    echo "$0: left external_ids:ovn-set-local-ip='$(current ovn-set-local-ip)': not written by fabricgen"
+fi
 vsctl "$@"
 
 echo "external_ids: $(vsctl --dry-run get Open_vSwitch . external_ids)"

@@ -54,16 +54,61 @@ vsctl() {
     ovs-vsctl --no-wait "$@"
 }
 
+# Only the keys an earlier run recorded in external_ids:fabricgen-keys are this script's own. A key
+# someone else wrote (ovnkube-node's ovn-bridge-mappings, a deployment tool's ovn-cms-options) is
+# left as it is; with another value than this script sets, the script stops having changed nothing.
+owned=$(vsctl --dry-run --if-exists get Open_vSwitch . external_ids:fabricgen-keys | tr -d '"')
+current() {
+    vsctl --dry-run --if-exists get Open_vSwitch . "external_ids:$1" | sed 's/^"\(.*\)"$/\1/'
+}
+is_owned() {
+    case ",$owned," in
+        *",$1,"*) return 0 ;;
+    esac
+    return 1
+}
+conflicts=""
+claim() {
+    have=$(current "$1")
+    if [ -n "$have" ] && [ "$have" != "$2" ] && ! is_owned "$1"; then
+        conflicts="$conflicts
+  external_ids:$1 is '$have', not written by fabricgen (it would set '$2')"
+    fi
+}
+claim ovn-remote tcp:10.20.0.11:6642,tcp:10.20.0.12:6642,tcp:10.20.0.13:6642
+claim ovn-encap-type geneve
+claim ovn-set-local-ip true
+claim ovn-encap-ip "$encap_ip"
+if [ -n "$conflicts" ]; then
+    echo "$0: this Open vSwitch holds settings someone else wrote; nothing was changed:$conflicts" >&2
+    echo "$0: remove them (ovs-vsctl remove Open_vSwitch . external_ids KEY) if they are stale, or" \
+        "change fabric.yaml to match them" >&2
+    exit 1
+fi
+
 set -- init -- set Open_vSwitch . \
     'external_ids:system-id="cmp1"' \
     'external_ids:hostname="cmp1"' \
     'external_ids:ovn-remote="tcp:10.20.0.11:6642,tcp:10.20.0.12:6642,tcp:10.20.0.13:6642"' \
     'external_ids:ovn-encap-type="geneve"' \
     'external_ids:ovn-set-local-ip="true"' \
-    "external_ids:ovn-encap-ip=\"$encap_ip\""
-set -- "$@" -- remove Open_vSwitch . external_ids ovn-bridge-mappings
-set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
-set -- "$@" -- remove Open_vSwitch . external_ids ovn-is-interconn
+    "external_ids:ovn-encap-ip=\"$encap_ip\"" \
+    'external_ids:fabricgen-keys="hostname,ovn-encap-ip,ovn-encap-type,ovn-remote,ovn-set-local-ip,system-id"'
+if is_owned ovn-bridge-mappings; then
+    set -- "$@" -- remove Open_vSwitch . external_ids ovn-bridge-mappings
+elif [ -n "$(current ovn-bridge-mappings)" ]; then
+    echo "$0: left external_ids:ovn-bridge-mappings='$(current ovn-bridge-mappings)': not written by fabricgen"
+fi
+if is_owned ovn-cms-options; then
+    set -- "$@" -- remove Open_vSwitch . external_ids ovn-cms-options
+elif [ -n "$(current ovn-cms-options)" ]; then
+    echo "$0: left external_ids:ovn-cms-options='$(current ovn-cms-options)': not written by fabricgen"
+fi
+if is_owned ovn-is-interconn; then
+    set -- "$@" -- remove Open_vSwitch . external_ids ovn-is-interconn
+elif [ -n "$(current ovn-is-interconn)" ]; then
+    echo "$0: left external_ids:ovn-is-interconn='$(current ovn-is-interconn)': not written by fabricgen"
+fi
 vsctl "$@"
 
 echo "external_ids: $(vsctl --dry-run get Open_vSwitch . external_ids)"

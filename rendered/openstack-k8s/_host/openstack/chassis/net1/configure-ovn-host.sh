@@ -54,6 +54,41 @@ vsctl() {
     ovs-vsctl --no-wait "$@"
 }
 
+# Only the keys an earlier run recorded in external_ids:fabricgen-keys are this script's own. A key
+# someone else wrote (ovnkube-node's ovn-bridge-mappings, a deployment tool's ovn-cms-options) is
+# left as it is; with another value than this script sets, the script stops having changed nothing.
+owned=$(vsctl --dry-run --if-exists get Open_vSwitch . external_ids:fabricgen-keys | tr -d '"')
+current() {
+    vsctl --dry-run --if-exists get Open_vSwitch . "external_ids:$1" | sed 's/^"\(.*\)"$/\1/'
+}
+is_owned() {
+    case ",$owned," in
+        *",$1,"*) return 0 ;;
+    esac
+    return 1
+}
+conflicts=""
+claim() {
+    have=$(current "$1")
+    if [ -n "$have" ] && [ "$have" != "$2" ] && ! is_owned "$1"; then
+        conflicts="$conflicts
+  external_ids:$1 is '$have', not written by fabricgen (it would set '$2')"
+    fi
+}
+claim ovn-remote tcp:10.20.0.11:6642,tcp:10.20.0.12:6642,tcp:10.20.0.13:6642
+claim ovn-encap-type geneve
+claim ovn-bridge-mappings physnet1:br-ex
+claim ovn-cms-options enable-chassis-as-gw
+claim ovn-is-interconn true
+claim ovn-set-local-ip true
+claim ovn-encap-ip "$encap_ip"
+if [ -n "$conflicts" ]; then
+    echo "$0: this Open vSwitch holds settings someone else wrote; nothing was changed:$conflicts" >&2
+    echo "$0: remove them (ovs-vsctl remove Open_vSwitch . external_ids KEY) if they are stale, or" \
+        "change fabric.yaml to match them" >&2
+    exit 1
+fi
+
 set -- init -- set Open_vSwitch . \
     'external_ids:system-id="net1"' \
     'external_ids:hostname="net1"' \
@@ -63,7 +98,8 @@ set -- init -- set Open_vSwitch . \
     'external_ids:ovn-cms-options="enable-chassis-as-gw"' \
     'external_ids:ovn-is-interconn="true"' \
     'external_ids:ovn-set-local-ip="true"' \
-    "external_ids:ovn-encap-ip=\"$encap_ip\""
+    "external_ids:ovn-encap-ip=\"$encap_ip\"" \
+    'external_ids:fabricgen-keys="hostname,ovn-bridge-mappings,ovn-cms-options,ovn-encap-ip,ovn-encap-type,ovn-is-interconn,ovn-remote,ovn-set-local-ip,system-id"'
 vsctl "$@"
 
 echo "external_ids: $(vsctl --dry-run get Open_vSwitch . external_ids)"
