@@ -361,6 +361,21 @@ def test_a_packet_bigger_than_the_other_underlay_is_an_mtu_verdict(programs: Pro
         "fit the underlay MTU on the way (1500, 9000) once encapsulated"))
 
 
+@pytest.mark.parametrize("programs", BOTH)
+def test_a_jumbo_frame_fabric_is_delivered_at_its_own_mtu(programs: Programs) -> None:
+    """Both deployments on a 9000-byte underlay: VMs and pods get 9000 less Geneve's overhead, as
+    their platforms give them, and an 8942-byte echo and its reply arrive both ways (the VM ports
+    once stayed at 1500 and lost it: a false MTU verdict on every jumbo-frame fabric)."""
+    text = OPENSTACK_K8S.read_text()
+    big = edit(text, "    underlayMTU: 1500              # 1442 for pods, as for Neutron", "    underlayMTU: 9000")
+    big = edit(big, "    underlayMTU: 1500              # 1442 for Neutron networks (path_mtu 1500 - 20 - 38)",
+               "    underlayMTU: 9000")
+    result = proof.prove(build_text(big, "fabric.yaml"), data_plane=True, programs=programs)
+    assert [(p.source.az, p.target.az, p.outcome) for p in result.pairs] == [
+        ("openstack", "k8s-prod-az", "delivered"), ("k8s-prod-az", "openstack", "delivered")], result.pairs
+    assert all("8942-byte ICMP echo and its reply" in p.detail for p in result.pairs), result.pairs
+
+
 # ---------------------------------------------------------------- the lab's addresses
 def nine_gateways(text: str) -> str:
     """hq with nine gateway nodes: more than the eight lab addresses a zone once had."""

@@ -37,6 +37,7 @@ from fabricgen.lab.ovn.running import SandboxError, parallel, poll, run
 from fabricgen.lab.ovn.sandbox import SB, Sandbox
 from fabricgen.lab.ovn.settling import Counts, Port, read_counts
 from fabricgen.lab.ovn.unixctl import Client, UnixctlError
+from fabricgen.model.ovn import TUNNEL_OVERHEAD
 
 NETWORK = "n1"
 BFD_TRIES = 500  # polls, 20 ms apart: BFD takes a few of its 1 s intervals to come up
@@ -89,12 +90,22 @@ class Chassis:
         except (OSError, UnixctlError) as exc:
             raise SandboxError(f"ovs-vswitchd of {self.spec.name}: {method}: {exc}") from None
 
+    @property
+    def vm_mtu(self) -> int:
+        """The MTU a platform gives a VM or pod behind this chassis: the underlay's less the tunnel's
+        overhead (Kube-OVN's, OVN-Kubernetes' and Neutron's own rule: the overlay packet must fit
+        the underlay once encapsulated). ovs-vswitchd's dummy netdev drops a frame larger than its
+        port's MTU on receive, so a port left at 1500 would lose every jumbo probe."""
+        return self.spec.mtu - TUNNEL_OVERHEAD[self.spec.encapsulation.split(",")[0]]
+
     def add_vm(self, vif: str, logical_port: str, ofport: int) -> Path:
-        """A VM's port on br-int, bound to `logical_port`; returns the pcap of what it receives."""
+        """A VM's port on br-int, bound to `logical_port`, at the platform's MTU (`vm_mtu`);
+        returns the pcap of what it receives."""
         pcap = self.directory / f"{vif}-tx.pcap"
         self.vsctl("add-port", "br-int", vif, "--", "set", "Interface", vif,
                    f"external-ids:iface-id={logical_port}", f"options:tx_pcap={pcap}",
-                   f"options:rxq_pcap={self.directory / f'{vif}-rx.pcap'}", f"ofport-request={ofport}")
+                   f"options:rxq_pcap={self.directory / f'{vif}-rx.pcap'}", f"ofport-request={ofport}",
+                   f"mtu_request={self.vm_mtu}")
         self.vms[vif] = pcap
         return pcap
 

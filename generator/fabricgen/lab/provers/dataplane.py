@@ -152,6 +152,16 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
                for i, (src, source, dst, target) in enumerate(pairs)]
     lost_requests = send_wave(lab, requests)
     lost_replies = send_wave(lab, replies)
+    # A leg lost whole is sent once more at its size before anything is concluded: a first packet
+    # may be lost while the lab's routers still resolve a next hop, and would read as an MTU
+    # verdict when the small probe then arrives.
+    for lost, legs in ((lost_requests, requests), (lost_replies, replies)):
+        again = [_resized(leg, leg.probe.size, 3) for leg in legs if leg.index in lost and not lost[leg.index]]
+        if again:
+            still = send_wave(lab, again)
+            for leg in again:
+                if leg.index not in still:
+                    del lost[leg.index]
     small: dict[int, list[str]] = {}
     retry = [_small(leg) for leg in requests if leg.index in lost_requests and not lost_requests[leg.index]]
     retry += [_small(leg) for leg in replies if leg.index in lost_replies and not lost_replies[leg.index]]
@@ -174,9 +184,14 @@ def prove_pairs(lab: Lab, endpoints: Sequence[tuple[Endpoint, kubeovn.Backbone]]
 def _small(leg: Leg) -> Leg:
     """The leg's probe again at the smallest size, with another sequence number (so that a late
     original is not taken for it)."""
+    return _resized(leg, MIN_IP_SIZE, 2)
+
+
+def _resized(leg: Leg, size: int, sequence: int) -> Leg:
+    """The leg's probe again at `size`, with its own sequence number."""
     assert isinstance(leg.probe, Probe)
-    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident, 2,
-                  MIN_IP_SIZE, kind=leg.probe.kind)
+    probe = Probe(leg.probe.eth_src, leg.probe.eth_dst, leg.probe.ip_src, leg.probe.ip_dst, leg.probe.ident, sequence,
+                  size, kind=leg.probe.kind)
     return Leg(leg.index, leg.src_az, leg.dst_az, leg.sender, leg.receiver, probe,
                 probe.routed(leg.receiver.router_mac, leg.receiver.vm_mac, HOPS).frame())
 
