@@ -18,8 +18,9 @@ DEBIAN_PACKAGES=(
   ovn-ic               # ovn-ic daemon
   ovn-ic-db            # IC NB/SB schemas, ovn-ic-nbctl, ovn-ic-sbctl
   netplan.io           # netplan generate
-  frr                  # vtysh --dryrun for BGP snippets
-  nftables             # nft -c for firewall rule files
+  frr                  # vtysh --dryrun, and zebra/bgpd in verify's kernel underlay
+  nftables             # nft -c, and the rendered firewalls loaded in verify's kernel underlay
+  iproute2             # ip netns, veth: verify's kernel underlay
   graphviz             # dot: fabricgen graph --format svg
   lua5.1               # the Argo CD health checks, as gopher-lua (Lua 5.1) runs them
   strace               # holds a system call so that a signal lands while a temporary file exists

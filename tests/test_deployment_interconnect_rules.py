@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from conftest import build_text, diagnostic_lines, edit
+from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac
 
 NAME = "sites/t/fabric.yaml"
@@ -332,3 +333,38 @@ def test_ovn_ic_drop_in_points_at_both_databases() -> None:
     for option in ("--ovn-northd-nb-db=tcp:10.20.1.10:6641", "--ovn-northd-sb-db=tcp:10.20.1.10:6642",
                    "--ovn-ic-nb-db=tcp:10.20.2.11:6645", "--ovn-ic-sb-db=tcp:10.20.2.11:6646"):
         assert option in text
+
+
+def test_an_ic_gateways_firewall_admits_the_other_azs_gateways() -> None:
+    """The AZs' IC gateways tunnel to each other: each one's ovn-tunnel.nft admits the other
+    deployments' IC gateways beside its own deployment's chassis (it once admitted only the
+    latter, and cut every packet between the AZs; the kernel underlay in test_underlay.py shows
+    it). Where a Kube-OVN zone joins too, its gateway nodes' addresses are not in the fabric: the
+    port is open to every address, and the file says why."""
+    zones = BASE[BASE.index("zones:\n"):BASE.index("ovnDeployments:\n")]
+    build = build_text(BASE.replace(zones, ""), NAME)
+
+    def rules(deployment: str, host: str, site: Build = build) -> list[str]:
+        text = site.files[PurePosixPath("t", "_host", deployment, "chassis", host, "ovn-tunnel.nft")].text
+        return [line.strip() for line in text.splitlines() if "udp dport" in line]
+
+    assert rules("os", "net1") == ["udp dport 6081 ip saddr { 10.255.1.1, 10.255.1.2 } accept", "udp dport 6081 drop"]
+    assert rules("k8s", "node1") == ["udp dport 6081 ip saddr { 10.255.1.2 } accept",
+                                     "udp dport 6081 ip saddr { 10.255.0.1 } accept", "udp dport 6081 drop"]
+    with_zone = build_text(BASE, NAME)
+    assert rules("os", "net1", with_zone) == ["udp dport 6081 accept"]
+    text = with_zone.files[PurePosixPath("t", "_host", "os", "chassis", "net1", "ovn-tunnel.nft")].text
+    assert "from every address: as an IC gateway of\n# OVN deployment os it exchanges tunnels with the gateway " \
+        "nodes of zone(s)\n# hq, whose addresses the fabric does not name." in text
+
+
+def test_two_interconnected_deployments_on_one_controller_are_refused() -> None:
+    """One host has one ovn-ic.service: two interconnected deployments cannot share a controller."""
+    text = edit(BASE, "        - host: k8s-db1\n          address: 10.20.1.10\n      clientNetworks: [10.20.1.0/24]\n",
+                "        - host: ctl1\n          address: 10.20.1.10\n      clientNetworks: [10.20.1.0/24]\n"
+                "      nbPort: 6651\n      sbPort: 6652\n")
+    assert diagnostics(text) == [
+        "sites/t/fabric.yaml:40:11: ovnDeployments[1].databases.members[0].host: controller ctl1 (10.20.1.10) is "
+        "also a member of deployment 'os', and both join the interconnection: each needs its own ovn-ic, and a "
+        "host has one ovn-ic.service (its drop-in, ovn-ic.service.d/10-fabricgen.conf, would name one "
+        "deployment's databases); put this deployment's members on other hosts [FG519]"]

@@ -6,9 +6,12 @@ place and expects the exact `FILE:LINE:COL: path: message [CODE]` line.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 
-from conftest import diagnostic_lines
+from conftest import build_text, diagnostic_lines
+from conftest import edit as edit_text
 
 NAME = "sites/t/fabric.yaml"
 
@@ -290,3 +293,47 @@ def test_provider_network_named_like_the_transit_switch() -> None:
         f"sites/t/fabric.yaml:{line}:9: ovnDeployments[0].providerNetworks[0].name: provider network 'ts' is "
         "named like the transit switch, which ovn-ic copies into this deployment's northbound database; "
         "rename it [FG518]"]
+
+
+def test_two_raft_clusters_on_one_controller_are_refused() -> None:
+    """Raft takes 6643 and 6644 on every member, with no field to move it: two raft deployments
+    on one controller cannot both run (FG519); ovn-central.nft would open both to each's members."""
+    three = ("        - host: mgmt2\n          address: 10.0.0.10\n"
+             "        - host: mgmt3\n          address: 10.0.0.11\n"
+             "        - host: mgmt4\n          address: 10.0.0.12\n"
+             "      clientNetworks: [10.0.0.0/24]\n")
+    text = edit_text(BASE, "        - host: mgmt2\n          address: 10.0.0.10\n      clientNetworks: [10.0.0.0/24]\n",
+                     three)
+    text = edit_text(text, "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n",
+                     "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n  - name: dc2\n"
+                     "    databases:\n      members:\n        - host: mgmt5\n          address: 10.0.0.13\n"
+                     "        - host: mgmt6\n          address: 10.0.0.14\n        - host: mgmt3\n"
+                     "          address: 10.0.0.11\n      clientNetworks: [10.0.0.0/24]\n      nbPort: 6651\n"
+                     "      sbPort: 6652\n")
+    assert diagnostic_lines(text, NAME) == [
+        "sites/t/fabric.yaml:59:11: ovnDeployments[1].databases.members[2].host: controller mgmt3 (10.0.0.11) is "
+        "also a member of deployment 'dc', and both run a raft cluster: raft takes ports 6643 and 6644 on every "
+        "member, which ovn-ctl gives no field to change; put this deployment's members on other hosts [FG519]"]
+
+
+def test_two_deployments_on_one_controller_get_a_table_each() -> None:
+    """A controller that serves two single-member deployments (their own NB/SB ports): each
+    deployment's ovn-central.nft has a table of its own, so loading one never deletes the other's,
+    and each removes the one-deployment table a host may hold from before."""
+    text = edit_text(BASE, "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n",
+                     "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n  - name: dc2\n"
+                     "    databases:\n      members:\n        - host: mgmt2\n          address: 10.0.0.10\n"
+                     "      clientNetworks: [10.0.0.0/24]\n      nbPort: 6651\n      sbPort: 6652\n")
+    assert diagnostic_lines(text, NAME) == []
+    files = build_text(text, NAME).files
+    tables = {}
+    for deployment in ("dc", "dc2"):
+        nft = files[PurePosixPath("t", "_host", deployment, "controllers", "mgmt2", "ovn-central.nft")].text
+        tables[deployment] = [line for line in nft.splitlines() if line.startswith(("table", "delete"))]
+    assert tables["dc2"] == ["table inet fabricgen_ovn_central", "delete table inet fabricgen_ovn_central",
+                             "table inet fabricgen_ovn_central_dc2", "delete table inet fabricgen_ovn_central_dc2",
+                             "table inet fabricgen_ovn_central_dc2 {"]
+    assert tables["dc"][2:] == ["table inet fabricgen_ovn_central_dc", "delete table inet fabricgen_ovn_central_dc",
+                                "table inet fabricgen_ovn_central_dc {"]
+    single = build_text(BASE, NAME).files[PurePosixPath("t", "_host", "dc", "controllers", "mgmt2", "ovn-central.nft")]
+    assert "table inet fabricgen_ovn_central {" in single.text

@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", dest="fmt", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--logical", action="store_true",
                    help="trace every pair with ovn-trace only, without chassis or packets (for very large fabrics)")
+    p.add_argument("--no-underlay", dest="underlay", action="store_false",
+                   help="skip the kernel underlay stage (the hosts' rendered nft and frr.conf in network "
+                        "namespaces, which takes root)")
     p.add_argument("--ovn-prefix", type=Path, default=None, metavar="DIR",
                    help="run the OVN/OVS programs of DIR (DIR/bin, DIR/share/ovn; default: $FABRICGEN_OVN_PREFIX, "
                         "else the system's)")
@@ -198,7 +201,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from fabricgen.commands import verify
 
         return verify.run(fabric=args.fabric, actual=args.actual, fmt=args.fmt, logical=args.logical,
-                          ovn_prefix=args.ovn_prefix)
+                          ovn_prefix=args.ovn_prefix, underlay=args.underlay)
     if args.command == "status":
         from fabricgen.commands import status
 

@@ -1,8 +1,10 @@
 """`fabricgen verify FABRIC [--actual SHOW] [--logical] [--ovn-prefix DIR]`: the rendered output, proven
 in a throwaway OVN-IC lab, with packets between simulated chassis (or `--logical`: ovn-trace only).
 
+Where the fabric renders host files, they run first on a kernel underlay (`--no-underlay` skips it).
 Exit 0 when every pair is delivered (or, where the fabric's policy admits no ICMP between its
-ends, is not) and every policy flow is as the policy says, 5 when one is not or when nothing could
+ends, is not), every policy flow is as the policy says and every flow between hosts passes the
+kernel underlay, 5 when one is not or when nothing could
 be proven where there is something to prove (no pair of AZs, yet a shared OVN deployment or several
 zones), 6 when the OVN programs are missing or the lab cannot run (see `fabricgen.lab.verify`).
 The heavy imports stay inside `run`: other commands never load the lab.
@@ -16,7 +18,8 @@ from pathlib import Path
 from fabricgen import exit_codes
 
 
-def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, ovn_prefix: Path | None = None) -> int:
+def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, ovn_prefix: Path | None = None,
+        underlay: bool = True) -> int:
     import os
 
     from fabricgen.lab import verify as verification
@@ -24,7 +27,7 @@ def run(*, fabric: Path, actual: Path | None, fmt: str, logical: bool = False, o
 
     if ovn_prefix is not None:  # the lab, and the rendered scripts it runs, use these programs
         os.environ[PREFIX_VARIABLE] = str(ovn_prefix.resolve())
-    result, name, not_proven = verification.prove(fabric, actual, logical=logical)
+    result, name, not_proven = verification.prove(fabric, actual, logical=logical, underlay=underlay)
     if fmt == "json":
         sys.stdout.write(verification.as_json(result, name, not_proven))
     elif fmt == "markdown":

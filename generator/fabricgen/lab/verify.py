@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from fabricgen import report
 from fabricgen.errors import FabricgenError
+from fabricgen.lab.underlay import report as underlay_report
 from fabricgen.source.reader import display_name
 
 if TYPE_CHECKING:
@@ -32,11 +33,18 @@ CELL = {"delivered": "ok", "rerouted": "REROUTED", "dropped": "DROPPED", "wrong-
 
 
 def summary(proof: Proof) -> str:
-    """The pairs, and a rendered match OVN refused: both fail the proof, so both are in its title."""
+    """The pairs, a rendered match OVN refused and the kernel underlay: each fails the proof, so each
+    is in its title."""
     denied = f", {proof.denied} denied by the policy" if proof.denied else ""
     refused = sum(m.refused is not None for m in proof.matches)
     refusals = f"; {refused} rendered match{'es' if refused > 1 else ''} refused by OVN" if refused else ""
-    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered{denied}{refusals}"
+    kernel = f"; {underlay_report.summary(proof.underlay)}" if proof.underlay is not None else ""
+    return f"{proof.delivered}/{len(proof.pairs)} pairs delivered{denied}{refusals}{kernel}"
+
+
+def underlay_said(proof: Proof) -> str:
+    """What the proof says of the underlay between hosts: run on the kernel, or simulated."""
+    return underlay_report.RAN if proof.underlay is not None else UNDERLAY
 
 
 def matches_summary(proof: Proof) -> str:
@@ -162,7 +170,11 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
     if proof.azs:
         lines.append(proven_with(proof))
         lines += [f"warning: {w}" for w in version_warnings(proof)]
-        lines.append(UNDERLAY)
+    if proof.underlay is not None:
+        lines.append(underlay_report.how(proof.underlay))
+        lines += underlay_report.failures(proof.underlay)
+    if proof.azs or proof.underlay is not None:
+        lines.append(underlay_said(proof))
     if proof.endpoints:
         rows = list(_matrix_rows(proof))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -194,11 +206,15 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
     if proof.azs:
         lines += [f"{proven_with(proof)}.", ""]
         lines += [note, ""] if note else []
-        lines += [f"Not proven: {UNDERLAY}.", ""]
+        lines += [f"Not proven: {UNDERLAY}.", ""] if proof.underlay is None else []
         lines += [f"> **Warning**: {w}" for w in version_warnings(proof)]
         lines += [""] if version_warnings(proof) else []
     elif note:
         lines += [note, ""]
+    if proof.underlay is not None:
+        lines += [f"Underlay: {underlay_report.how(proof.underlay)}; {underlay_report.RAN}.", ""]
+        lines += [f"- {line}" for line in underlay_report.failures(proof.underlay)[:FAILURES_MAX]]
+        lines += [""] if underlay_report.failures(proof.underlay) else []
     if proof.endpoints and len(proof.endpoints) <= MATRIX_MAX:
         rows = list(_matrix_rows(proof))
         lines += ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
@@ -233,11 +249,13 @@ def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
     doc = {"fabric": fabric, "transitSwitch": proof.transit_switch or None,
            "transitSwitches": [proof.transit_switch, *proof.extra_switches] if proof.transit_switch else [],
            "notProven": not_proven,
-           "underlay": UNDERLAY,
+           "underlay": underlay_said(proof),
+           "kernelUnderlay": underlay_report.as_dict(proof.underlay) if proof.underlay is not None else None,
            "mode": "data-plane" if proof.data_plane else "logical",
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
            "warnings": version_warnings(proof),
-           "delivered": proof.delivered, "denied": proof.denied, "total": len(proof.pairs), "ok": proof.ok,
+           "delivered": proof.delivered, "denied": proof.denied, "total": len(proof.pairs),
+           "ok": proof.ok and not_proven is None,
            "azs": [a.as_dict() for a in proof.azs], "pairs": [p.as_dict() for p in proof.pairs],
            "flows": [f.as_dict() for f in proof.flows],
            "matches": [m.as_dict() for m in proof.matches]}
@@ -263,11 +281,15 @@ def missing_programs(*, data_plane: bool = False) -> str | None:
             f"with --ovn-prefix DIR")
 
 
-def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[Proof, str, str | None]:
+def prove(fabric: Path, actual: Path | None, *, logical: bool = False,
+          underlay: bool = True) -> tuple[Proof, str, str | None]:
     """The proof of a fabric file, its name as messages give it, and what it left unproven
-    (`unproven`)."""
+    (`unproven`); with `underlay`, the hosts' rendered files run first on a kernel underlay."""
+    from dataclasses import replace
+
     from fabricgen.lab import assembly
     from fabricgen.lab.provers import proof
+    from fabricgen.lab.underlay import stage
     from fabricgen.observe import icsb_show
     from fabricgen.pipeline import build
 
@@ -292,11 +314,17 @@ def prove(fabric: Path, actual: Path | None, *, logical: bool = False) -> tuple[
         why = missing_programs(data_plane=not logical)
         if why is not None:
             raise assembly.ProofError(why)
+    underlay = underlay and bool(head.plan.fabric.ovn_deployments)
+    if underlay and (why := stage.missing()) is not None:
+        raise assembly.ProofError(f"verify runs the hosts' rendered files on a kernel underlay, and cannot here: "
+                                  f"{why}; run it as root with iproute2, nft and FRR (Debian: apt-get install "
+                                  "iproute2 nftables frr), or pass --no-underlay")
     # A CI job that is cancelled gets SIGTERM: stop the lab as for Ctrl-C. Ctrl-C interrupts the
     # proof even where this process was started with SIGINT ignored (a background job of a shell).
     previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        result = proof.prove(head, live, data_plane=not logical)
+        kernel = stage.prove_underlay(head) if underlay else None
+        result = replace(proof.prove(head, live, data_plane=not logical), underlay=kernel)
         return result, name, unproven(head, result)
     finally:
         for sig, handler in previous.items():

@@ -6,6 +6,7 @@ the southbound remote or a chassis's `ovn-encap-ip` has one definition.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address
 from typing import Literal
@@ -106,6 +107,22 @@ class Chassis:
                      if h.name != self.host.name and (a := tunnel_address(h)) is not None)
 
 
+def remote_gateways(deployments: Sequence[OvnDeployment], item: Chassis) -> tuple[IPv4Address, ...]:
+    """The tunnel addresses an IC gateway chassis exchanges transit traffic with: every other
+    interconnected deployment's IC gateway chassis (ovn-ic binds the remote AZs' gateways as
+    remote chassis, and the gateways tunnel to each other). Empty for any other chassis."""
+    mine = item.deployment.interconnect
+    if mine is None or item.host.name not in mine.gateway_chassis:
+        return ()
+    out: list[IPv4Address] = []
+    for other in deployments:
+        if other.name == item.deployment.name or other.interconnect is None:
+            continue
+        out += [a for h in other.hosts
+                if h.name in other.interconnect.gateway_chassis and (a := tunnel_address(h)) is not None]
+    return tuple(dict.fromkeys(out))
+
+
 def chassis(deployment: OvnDeployment) -> list[Chassis]:
     """Every host of a validated deployment with its tunnel device and address."""
     out = []
@@ -118,5 +135,5 @@ def chassis(deployment: OvnDeployment) -> list[Chassis]:
 
 
 __all__ = ["INTEGRATION_BRIDGE", "OWNER_KEY", "TUNNEL_OVERHEAD", "Chassis", "chassis", "consumer_encapsulation",
-           "consumer_mtu", "listen_target", "nb_remote", "owner", "owner_marker", "sb_remote", "tunnel_address",
-           "tunnel_device", "tunnel_port"]
+           "consumer_mtu", "listen_target", "nb_remote", "owner", "owner_marker", "remote_gateways",
+           "sb_remote", "tunnel_address", "tunnel_device", "tunnel_port"]

@@ -13,14 +13,17 @@
   writes (ovs-ctl `set_system_ids`), are set over. The address is checked (OVN_ENCAP_IP must be an
   IPv4 address) before one ovs-vsctl transaction writes everything. Honours OVS_RUNDIR.
 - `ovn-tunnel.nft`: the Geneve (UDP 6081) or VXLAN (UDP 4789) port open only to
-  the deployment's other chassis.
+  the deployment's other chassis and, on an IC gateway chassis, to the other interconnected
+  deployments' IC gateways (the AZs' gateways tunnel to each other). Where Kube-OVN zones join
+  the interconnection too, an IC gateway accepts the port from any address: the fabric names
+  those zones' gateway nodes, not their tunnel addresses.
 """
 
 from __future__ import annotations
 
 import json
 
-from fabricgen.plan.deployments import Chassis, chassis, sb_remote, tunnel_port
+from fabricgen.plan.deployments import Chassis, chassis, remote_gateways, sb_remote, tunnel_port
 from fabricgen.plan.zones import Plan
 from fabricgen.render.artifacts import Artifact, TextFile
 from fabricgen.render.header import header
@@ -93,6 +96,9 @@ def script(plan: Plan, item: Chassis) -> str:
 
 
 def firewall(plan: Plan, item: Chassis) -> str:
+    interconnect = item.deployment.interconnect
+    gateway = interconnect is not None and item.host.name in interconnect.gateway_chassis
+    zones = [z.name for z in plan.fabric.zones] if gateway else []
     return render_template(
         "ovn-tunnel.nft.j2",
         header=header(plan),
@@ -102,6 +108,8 @@ def firewall(plan: Plan, item: Chassis) -> str:
         port=tunnel_port(item.deployment),
         table=FIREWALL_TABLE,
         peers=[str(p) for p in item.peers],
+        remote=[str(p) for p in remote_gateways(plan.fabric.ovn_deployments, item)],
+        zones=zones,
     )
 
 

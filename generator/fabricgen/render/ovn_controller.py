@@ -8,7 +8,9 @@
   SB port (any address), stops the script before its first write, as does a database
   that does not answer. Honours OVN_NB_DB / OVN_SB_DB.
 - `ovn-central.nft`: an nftables table that lets only the client networks (and,
-  for raft, the other members) reach the database ports.
+  for raft, the other members) reach the database ports. On a controller that serves two
+  deployments each has its own table (`fabricgen_ovn_central_<deployment>`), and each file
+  removes the one-deployment table a host may still hold from before.
 """
 
 from __future__ import annotations
@@ -51,8 +53,19 @@ def script(plan: Plan, deployment: OvnDeployment, host: str, address: str) -> st
     )
 
 
+def firewall_table(plan: Plan, deployment: OvnDeployment, host: str) -> str:
+    """`fabricgen_ovn_central`, or on a controller that serves more than one deployment (by host
+    name or address) `fabricgen_ovn_central_<deployment>`: loading one deployment's table must not
+    delete another's."""
+    member = next(m for m in deployment.databases.members if m.host == host)
+    shared = any(m.host == host or m.address == member.address for other in plan.fabric.ovn_deployments
+                 if other.name != deployment.name for m in other.databases.members)
+    return f"{FIREWALL_TABLE}_{deployment.name}" if shared else FIREWALL_TABLE
+
+
 def firewall(plan: Plan, deployment: OvnDeployment, host: str) -> str:
     db = deployment.databases
+    table = firewall_table(plan, deployment, host)
     members = [str(m.address) for m in db.members]
     uncovered = [str(m.address) for m in db.members if not any(m.address in n for n in db.client_networks)]
     return render_template(
@@ -60,7 +73,8 @@ def firewall(plan: Plan, deployment: OvnDeployment, host: str) -> str:
         header=header(plan),
         deployment=deployment.name,
         host=host,
-        table=FIREWALL_TABLE,
+        table=table,
+        legacy=FIREWALL_TABLE if table != FIREWALL_TABLE else None,
         client_ports=[db.nb_port, db.sb_port],
         clients=[str(n) for n in db.client_networks] + uncovered,
         raft_ports=list(RAFT_PORTS.values()) if len(members) > 1 else [],

@@ -24,6 +24,7 @@ from fabricgen.lab.provers.member_flows import prove_member_flows
 from fabricgen.lab.provers.paths import DENIED, Endpoint, Pair
 from fabricgen.lab.provers.policy_flows import DENY, Flow, expected, prove_flows
 from fabricgen.lab.provers.tracing import trace_pairs
+from fabricgen.lab.underlay.stage import UnderlayProof
 from fabricgen.observe.icsb_show import IcSbShow
 from fabricgen.pipeline import Build
 
@@ -66,6 +67,7 @@ class Proof:
     extra_switches: tuple[str, ...] = ()
     flows: tuple[Flow, ...] = ()  # the policy's connections, each with its expected and observed verdict
     matches: tuple[MatchVerdict, ...] = ()  # every rendered match, judged by OVN's own parser
+    underlay: UnderlayProof | None = None  # the hosts' rendered files on a kernel underlay; None: not run
 
     @property
     def delivered(self) -> int:
@@ -79,7 +81,7 @@ class Proof:
     @property
     def ok(self) -> bool:
         return (all(p.as_it_should for p in self.pairs) and all(f.ok for f in self.flows)
-                and all(m.refused is None for m in self.matches))
+                and all(m.refused is None for m in self.matches) and (self.underlay is None or self.underlay.ok))
 
     def pair(self, source: Endpoint, target: Endpoint) -> Pair | None:
         return self._by_ends.get((source, target))

@@ -326,20 +326,50 @@ def database_ports(fabric: Fabric) -> Iterator[Finding]:
         earlier += [(deployment, m) for m in db.members]
 
 
+def _beside(member: DatabaseMember, earlier: list[tuple[OvnDeployment, DatabaseMember]],
+            ) -> list[tuple[OvnDeployment, DatabaseMember]]:
+    """The earlier deployments' members on the same controller as `member` (host name or address)."""
+    return [(other, theirs) for other, theirs in earlier
+            if theirs.host == member.host or theirs.address == member.address]
+
+
 def _shared_controller_ports(deployment: OvnDeployment, earlier: list[tuple[OvnDeployment, DatabaseMember]],
                              ) -> dict[str, tuple[OvnDeployment, DatabaseMember, str]]:
     """This deployment's port fields that an earlier deployment listens on at one of its controllers
     (a member of the same host name or address): the first such deployment and member each."""
     out: dict[str, tuple[OvnDeployment, DatabaseMember, str]] = {}
     for member in deployment.databases.members:
-        for other, theirs in earlier:
-            if theirs.host != member.host and theirs.address != member.address:
-                continue
+        for other, theirs in _beside(member, earlier):
             for field, _database, port in _listeners(deployment):
                 for _field, database, their_port in _listeners(other):
                     if port == their_port:
                         out.setdefault(field, (other, theirs, database))
     return out
+
+
+@rule("FG519", "shared-controller",
+      "Two OVN deployments on one controller both run raft (6643/6644 are fixed) or both join the "
+      "interconnection (one ovn-ic service per host).")
+def shared_controller(fabric: Fabric) -> Iterator[Finding]:
+    earlier: list[tuple[OvnDeployment, DatabaseMember]] = []
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        raft = len(deployment.databases.members) > 1
+        for m, member in enumerate(deployment.databases.members):
+            path = ("ovnDeployments", d, "databases", "members", m, "host")
+            for other, _theirs in _beside(member, earlier)[:1]:
+                where = f"controller {member.host} ({member.address}) is also a member of deployment {other.name!r}"
+                if raft and len(other.databases.members) > 1:
+                    yield Finding("FG519", path,
+                                  f"{where}, and both run a raft cluster: raft takes ports {RAFT_PORTS['northbound']}"
+                                  f" and {RAFT_PORTS['southbound']} on every member, which ovn-ctl gives no "
+                                  "field to change; put this deployment's members on other hosts")
+                elif deployment.interconnect is not None and other.interconnect is not None:
+                    yield Finding("FG519", path,
+                                  f"{where}, and both join the interconnection: each needs its own ovn-ic, and a "
+                                  "host has one ovn-ic.service (its drop-in, ovn-ic.service.d/10-fabricgen.conf, "
+                                  "would name one deployment's databases); put this deployment's members on other "
+                                  "hosts")
+        earlier += [(deployment, m) for m in deployment.databases.members]
 
 
 @rule("FG518", "provider-network-name",
