@@ -103,7 +103,8 @@ def unproven(head: Build, proof: Proof) -> str | None:
         return None
     what = (f"the paths inside the shared OVN deployment(s) {', '.join(deployments)} (between their consumers' "
             "VMs and pods)" if deployments else f"the paths between the {len(fabric.zones)} zones")
-    return (f"nothing was proven: 0 pairs of AZs to send packets between, so {what} are not proven by this "
+    proven = "nothing was proven" if not proof.flows else f"only the policy's {len(proof.flows)} flows were proven"
+    return (f"{proven}: 0 pairs of AZs to send packets between, so {what} are not proven by this "
             "lab; verify proves routing between interconnected AZs")
 
 
