@@ -1,9 +1,10 @@
-"""Shared test helpers: repository paths, the golden update flag, in-process rendering."""
+"""The test session's hooks and fixtures: the `lab` marker held to what a test starts, a private
+cache per test, the golden update flag. Helpers live in `support/` (`support.fabrics`: paths and
+in-process rendering), imported by the tests that use them."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,15 +12,7 @@ from typing import Any
 
 import pytest
 
-from fabricgen.errors import InvalidFabricError
-from fabricgen.output import emit
-from fabricgen.pipeline import Build, load_text, render
-from fabricgen.report import text_line
-
-REPO = Path(__file__).resolve().parents[1]
-# Upstream CRD schemas vendored with the tests (see tests/crds/README.md).
-CRD_DIR = REPO / "tests" / "crds"
-SITES = sorted(REPO.glob("sites/*/fabric.yaml"))
+from support.fabrics import REPO
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,58 +89,6 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
-
-
-def rel(path: Path) -> str:
-    """A repository path as fabricgen shows it when run from the repository root."""
-    return path.resolve().relative_to(REPO).as_posix()
-
-
-def build_text(text: str, name: str) -> Build:
-    """Validate and render fabric text in memory; raises InvalidFabricError."""
-    fabric, source, _warnings = load_text(text, name)
-    return render(fabric, source.name)
-
-
-def edit(text: str, old: str, new: str) -> str:
-    """Replace `old`, which must occur exactly once, by `new`."""
-    assert text.count(old) == 1, f"edit target must occur exactly once: {old!r}"
-    return text.replace(old, new)
-
-
-def diagnostic_lines(text: str, name: str) -> list[str]:
-    """Every diagnostic of fabric text, errors and warnings, as `FILE:LINE:COL: path: message [CODE]`."""
-    try:
-        _fabric, _source, found = load_text(text, name)
-    except InvalidFabricError as exc:
-        found = list(exc.diagnostics)
-    return [text_line(d) for d in found]
-
-
-def build_file(path: Path) -> Build:
-    """Render a fabric file in the repository, named as the CLI names it from the root."""
-    return build_text(path.read_text(encoding="utf-8"), rel(path))
-
-
-def write_tree(build: Build, root: Path) -> Path:
-    """Write a build under `root` the way `fabricgen render -o root` does; returns root."""
-    emit.write(root, build)
-    return root
-
-
-def tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every regular file under `root`: relative POSIX path -> (bytes, permission bits)."""
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mode & 0o777)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
-def replace_tree(src: Path, dst: Path) -> None:
-    if dst.exists():
-        shutil.rmtree(dst)
-    shutil.copytree(src, dst)
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
 from fabricgen.lab.ovn.matches import judge
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.model import acl_match
 from fabricgen.model.ovn_symbols import BOOLEAN, NOMINAL, SYMBOLS
+from support.fabrics import REPO
 from support.match_corpus import ADDRESS_SETS, PORT_GROUPS, Corpus
 
 pytestmark = pytest.mark.lab

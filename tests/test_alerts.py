@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, SITES, build_file
 from fabricgen.render import alerts
+from support.fabrics import REPO, SITES, build_file
 
 pytestmark = pytest.mark.lab  # starts real programs: promtool
 

@@ -51,8 +51,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO
 from fabricgen.pipeline import load
+from support.fabrics import REPO
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 WAVE = "argocd.argoproj.io/sync-wave"

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from support.fabrics import REPO
 
 pytestmark = pytest.mark.lab  # starts real programs: python
 
@@ -43,15 +43,16 @@ def test_benchmark_reports_every_row_with_its_goal() -> None:
 
 
 def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
-    """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, both modes, once each (no timing is
-    checked), with Debian 13's OVN 25.03 of `scripts/setup.sh --test`."""
+    """`benchmarks/verify_lab.py` on the lab and a 3-zone mesh, both modes, once each, and the kernel
+    underlay stage of the CloudStack sample (no timing is checked), with Debian 13's OVN 25.03 of
+    `scripts/setup.sh --test`."""
     from fabricgen.lab.ovn.programs import Programs
 
     prefix = REPO / ".ovn" / "25.03"
     if Programs(prefix).missing(data_plane=True):
         pytest.skip("OVN 25.03 is not installed in .ovn/25.03 (scripts/setup.sh --test)")
     proc = subprocess.run([sys.executable, "benchmarks/verify_lab.py", "--runs", "1", "--logical", "3",
-                           "--packets", "3", "--ovn-prefix", str(prefix), "--json"],
+                           "--packets", "3", "--underlay", "sites/cloudstack", "--ovn-prefix", str(prefix), "--json"],
                           cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode in (0, 1), proc.stderr
     doc = json.loads(proc.stdout)
@@ -59,9 +60,11 @@ def test_verify_benchmark_runs_the_lab_and_a_synthetic_fabric() -> None:
     rows = doc["runs"]
     assert [(r["mode"], r["fabric"], r["zones"]) for r in rows] == [
         ("logical", "sites/lab", 4), ("logical", "synthetic 3", 3), ("data-plane", "sites/lab", 4),
-        ("data-plane", "synthetic 3", 3)]
-    assert [r["result"] for r in rows] == ["12/12 pairs delivered", "6/6 pairs delivered"] * 2
+        ("data-plane", "synthetic 3", 3), ("underlay", "sites/cloudstack", 4)]
+    assert [r["result"] for r in rows] == ["12/12 pairs delivered", "6/6 pairs delivered"] * 2 + [
+        "0/0 pairs delivered; 18/18 flows between hosts through the kernel underlay"]
     assert all(r["peak_mib"] > 0 for r in rows)
+    assert rows[-1]["per_host_mib"] == 0  # cloudstack's hosts have no BGP: the stage starts no FRR
 
 
 def test_status_benchmark_runs_live_from_a_capture_and_as_metrics() -> None:

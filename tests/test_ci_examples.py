@@ -19,8 +19,8 @@ import git
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO, edit
 from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
+from support.fabrics import REPO, edit
 
 GITHUB = REPO / "deploy" / "ci" / "github" / "fabricgen.yml"
 GITLAB = REPO / "deploy" / "ci" / "gitlab" / ".gitlab-ci.yml"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen import __version__, exit_codes
 from fabricgen.cli import main
 from fabricgen.render import RENDERERS
 from fabricgen.validation.rules import catalogue
+from support.fabrics import REPO
 
 LAB = "sites/lab/fabric.yaml"
 

@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oslo_config import cfg as oslo_cfg  # a test dependency (pyproject.toml, extra `test`)
 
-from conftest import REPO, SITES, build_file, build_text, diagnostic_lines, edit
 from fabricgen.pipeline import Build
 from fabricgen.render.templating import gcfg_value, oslo_value
+from support.fabrics import REPO, SITES, build_file, build_text, diagnostic_lines, edit
 
 pytestmark = pytest.mark.lab  # starts real programs: git
 

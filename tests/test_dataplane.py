@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, build_file, build_text, edit
 from fabricgen import exit_codes
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn.chassis import NETWORK, ChassisSpec
@@ -32,6 +31,7 @@ from fabricgen.lab.ovn.running import run
 from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, paths, proof
 from fabricgen.pipeline import Build
+from support.fabrics import REPO, build_file, build_text, edit
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl...
 

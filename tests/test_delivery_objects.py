@@ -21,9 +21,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import load_text, render
+from support.fabrics import REPO
 from support.gitops_tree import load_stream
 from test_k8s_schemas import crd_validator
 

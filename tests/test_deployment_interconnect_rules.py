@@ -11,9 +11,9 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from conftest import build_text, diagnostic_lines, edit
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac
+from support.fabrics import build_text, diagnostic_lines, edit
 
 NAME = "sites/t/fabric.yaml"
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_text, diagnostic_lines, edit
+from support.fabrics import build_text, diagnostic_lines, edit
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
 from test_platform_rules import BASE, NAME
 from test_script_ownership import IC, OVN_IC_NB, OVN_IC_SB, central_env, ic_databases, ic_script_env

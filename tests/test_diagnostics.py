@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, diagnostic_lines, edit
 from fabricgen import report
 from fabricgen.cli import main
 from fabricgen.validation.rules import catalogue
+from support.fabrics import REPO, diagnostic_lines, edit
 
 NAME = "sites/t/fabric.yaml"
 

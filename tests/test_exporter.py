@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support.fabrics import REPO
 
 pytestmark = pytest.mark.lab  # starts real programs: promtool, python
 

@@ -11,9 +11,9 @@ import jsonschema
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO, SITES
 from fabricgen.cli import main
 from fabricgen.model.schema import schema_text
+from support.fabrics import REPO, SITES
 
 SCHEMA_FILE = REPO / "schemas" / "fabric.schema.json"
 FABRICS = [*SITES, *sorted((REPO / "tests" / "golden").glob("*/fabric.yaml"))]

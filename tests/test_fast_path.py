@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen import fast_path
 from fabricgen.delivery import argocd_plugin
 from fabricgen.output import private_cache
 from fabricgen.serialise import render_record
 from fabricgen.source import reader as source
+from support.fabrics import REPO
 
 pytestmark = pytest.mark.lab  # starts real programs: git, python
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from fabricgen.pipeline import load_text
 from fabricgen.source import reader
+from support.fabrics import REPO
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 RULE = '    - {from: prod-app, to: prod-db, protocol: tcp, ports: ["5432"]}\n'

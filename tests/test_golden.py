@@ -13,10 +13,10 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import REPO, SITES, build_file, rel, replace_tree, tree, write_tree
 from fabricgen import report
 from fabricgen.cli import main
 from fabricgen.pipeline import load_text
+from support.fabrics import REPO, SITES, build_file, rel, replace_tree, tree, write_tree
 
 GOLDEN = REPO / "tests" / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fabric.yaml").is_file())

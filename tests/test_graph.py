@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SITES, build_file
 from fabricgen.review import topology
+from support.fabrics import REPO, SITES, build_file
 
 pytestmark = pytest.mark.lab  # starts real programs: dot, python
 
@@ -87,7 +87,7 @@ def test_labels_are_escaped_for_each_syntax() -> None:
 def test_marked_topology_is_valid_dot() -> None:
     base = topology.build(build_file(LAB).plan.fabric)
     text = LAB.read_text()
-    from conftest import build_text
+    from support.fabrics import build_text
 
     head_build = build_text(text[: text.index("  - name: dr")], "sites/lab/fabric.yaml")
     marked, picture = topology.marks(base, topology.build(head_build.plan.fabric))

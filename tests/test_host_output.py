@@ -17,9 +17,9 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import REPO, SITES, build_file, build_text
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY, Chassis, chassis
+from support.fabrics import REPO, SITES, build_file, build_text
 from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, OvsdbServers, missing
 
 pytestmark = pytest.mark.lab  # starts real programs: netplan, nft, ovn-nbctl, ovn-sbctl, ovs-vsctl...
@@ -302,7 +302,7 @@ def test_host_script_removes_only_its_own_keys(databases: OvsdbServers, tmp_path
 
 def test_host_script_with_ssl_twice(databases: OvsdbServers, tmp_path: Path) -> None:
     """With protocol ssl the SSL row joins the one ovs-vsctl transaction, and only when it differs."""
-    from conftest import build_text
+    from support.fabrics import build_text
     from test_platform_rules import BASE
 
     text = BASE.replace("      clientNetworks: [10.0.0.0/24]\n", "      clientNetworks: [10.0.0.0/24]\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support.fabrics import REPO
 
 SCRIPT = REPO / "scripts" / "hostile_run.py"
 FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts", "live-data")

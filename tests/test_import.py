@@ -26,13 +26,13 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text, edit
 from fabricgen.adopt.proof import OWN
 from fabricgen.cli import main
 from fabricgen.judge import kube_compare
 from fabricgen.observe import icnb_options
 from fabricgen.observe import kube_objects as ko
 from support import live_cluster
+from support.fabrics import REPO, build_file, build_text, edit
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
 CLUSTERS = {"hq": DATA / "hq.yaml", "ai": DATA / "ai.json", "edge": DATA / "edge.yaml", "dr": DATA / "dr.json"}

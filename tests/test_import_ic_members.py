@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file
 from fabricgen.cli import main
 from support import live_cluster
+from support.fabrics import REPO, build_file
 from support.kubeovn_db import KubeOvnDatabase, missing
 from test_import import CLUSTERS, OPTIONS, SHOW, documents, edited, entries, find, items, proof, site
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import tree
 from fabricgen import __version__
 from fabricgen.cli import main
 from fabricgen.model.schema import schema_text
 from support import hook_repo
+from support.fabrics import tree
 from support.gitops_tree import BIN, load_stream, run, tool_env
 from support.hook_repo import git
 from test_k8s_schemas import crd_validator

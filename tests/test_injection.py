@@ -22,12 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from conftest import REPO, build_text, tree
 from fabricgen.cli import main
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import safe_path
 from fabricgen.render.templating import shquote
 from fabricgen.serialise.manifest_yaml import dump, dump_all
+from support.fabrics import REPO, build_text, tree
 
 SETTINGS = settings(max_examples=250, derandomize=True, database=None, deadline=None)
 

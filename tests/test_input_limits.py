@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen.cli import main
 from fabricgen.delivery import resource_list
 from fabricgen.source import reader as source
+from support.fabrics import REPO
 
 pytestmark = pytest.mark.lab  # starts real programs: git, python
 

@@ -27,7 +27,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import CRD_DIR, REPO
+from support.fabrics import CRD_DIR, REPO
 
 K8S_VERSION = "1.33"  # SUSE Virtualization 1.6+ / RKE2 of the lab's generation
 

@@ -363,7 +363,7 @@ def test_any_text_is_read_or_refused_never_a_crash() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from conftest import REPO
+    from support.fabrics import REPO
 
     lines = (REPO / "tests" / "data" / "import" / "lab" / "edge.yaml").read_text().splitlines(keepends=True)[:400]
 
@@ -418,7 +418,7 @@ def test_what_webhooks_and_controllers_fill_in_is_no_difference() -> None:
     every field, none a difference."""
     import copy
 
-    from conftest import REPO, build_file
+    from support.fabrics import REPO, build_file
 
     build = build_file(REPO / "sites" / "nat" / "fabric.yaml")
     objects = [o for d in build.manifests for o in build.objects(d)]

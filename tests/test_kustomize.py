@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO
+from support.fabrics import REPO
 
 KUBECTL = shutil.which("kubectl")
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

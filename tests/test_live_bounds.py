@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen.cli import main
 from fabricgen.judge import expected
 from fabricgen.model import acl_match
 from fabricgen.observe import ovsdb_rows
 from fabricgen.observe.raft_status import RaftParseError, parse_cluster_status
+from support.fabrics import REPO
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
 RAFT = REPO / "tests" / "data" / "raft" / "ovs-3.5"

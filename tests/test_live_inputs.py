@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.observe import capture as captures
 from fabricgen.observe.capture import Observation
+from support.fabrics import REPO
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
 CLUSTERS = {"hq": DATA / "hq.yaml", "ai": DATA / "ai.json", "edge": DATA / "edge.yaml", "dr": DATA / "dr.json"}

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen.cli import main
 from fabricgen.live_text import escape, redact, safe
+from support.fabrics import REPO
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 TOKEN = "Tq9vZ2tLm3XnP0sR7wYb4cE1hJ6kF8dA"

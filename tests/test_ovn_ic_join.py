@@ -19,13 +19,13 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import REPO, build_file, build_text
 from fabricgen.lab.ovn.running import poll, run
 from fabricgen.lab.ovn.sandbox import Sandbox, ZoneSpec, missing_prerequisites, transit_mac
 from fabricgen.lab.platforms import kubeovn as kubeovn_nb
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac as az_mac
+from support.fabrics import REPO, build_file, build_text
 from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage
 
 _MISSING = missing_prerequisites()

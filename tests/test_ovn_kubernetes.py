@@ -23,10 +23,10 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import REPO, SITES, build_file, diagnostic_lines, edit
 from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import chassis
+from support.fabrics import REPO, SITES, build_file, diagnostic_lines, edit
 
 # ovn-org/ovn-kubernetes dist/images/ovnkube.sh (commit 6c366bb49d6f, lines 1884-1895, ovn-node):
 # how the DaemonSet's launcher turns OVN_ENCAP_IP (or the pre-set OVS value) into --encap-ip.

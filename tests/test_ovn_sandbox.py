@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text
 from fabricgen.lab.ovn.running import poll, run
 from fabricgen.lab.ovn.sandbox import ROUTER, Sandbox, ZoneSpec, missing_prerequisites, transit_mac, workdir
 from fabricgen.lab.platforms import kubeovn as kubeovn_nb
@@ -29,6 +28,7 @@ from fabricgen.model import Fabric
 from fabricgen.model.interconnect import Interconnection
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
+from support.fabrics import REPO, build_file, build_text
 
 _MISSING = missing_prerequisites()
 pytestmark = [pytest.mark.lab, pytest.mark.skipif(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support.fabrics import REPO
 
 PACKAGE = REPO / "generator" / "fabricgen"
 DEVELOPMENT = REPO / "docs" / "development.md"

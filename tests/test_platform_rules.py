@@ -10,8 +10,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from conftest import build_text, diagnostic_lines
-from conftest import edit as edit_text
+from support.fabrics import build_text, diagnostic_lines
+from support.fabrics import edit as edit_text
 
 NAME = "sites/t/fabric.yaml"
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, build_file, build_text, diagnostic_lines, edit
 from fabricgen.model import acl_match
 from fabricgen.render import policy_kubeovn
+from support.fabrics import REPO, build_file, build_text, diagnostic_lines, edit
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 OSK = REPO / "sites" / "openstack-k8s" / "fabric.yaml"

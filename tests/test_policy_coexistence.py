@@ -13,11 +13,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import REPO, build_file, diagnostic_lines
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn.sandbox import NB
 from fabricgen.lab.platforms import coexistence
 from fabricgen.lab.provers import member_flows
+from support.fabrics import REPO, build_file, diagnostic_lines
 from test_dataplane import DEBIAN13, needs_25_03
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...

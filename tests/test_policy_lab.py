@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn import packets
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, policy_flows, policy_packets
+from support.fabrics import REPO, build_file, build_text
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...

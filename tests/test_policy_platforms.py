@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text, edit
 from fabricgen.lab import assembly
 from fabricgen.lab import verify as report
 from fabricgen.lab.ovn.programs import Programs
@@ -29,6 +28,7 @@ from fabricgen.lab.platforms import neutron, ovn_kubernetes, platform_policy
 from fabricgen.lab.provers import member_flows, proof
 from fabricgen.platform_rows import neutron as neutron_rows
 from fabricgen.platform_rows.acls import Acl
+from support.fabrics import REPO, build_file, build_text, edit
 from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen.cli import main
 from fabricgen.lab.ovn.programs import Programs
+from support.fabrics import REPO
 from support.kubeovn_db import CENTRAL, ZONE_NB, ZONE_SB, KubeOvnDatabase, missing
 
 pytestmark = pytest.mark.lab  # starts real programs: kubectl, openssl, ovn-appctl, ovn-ctl, ovn-nbctl...

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab.ovn.programs import Programs
+from support.fabrics import REPO
 from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
 
 pytestmark = pytest.mark.lab  # starts real programs: kubectl, ovn-appctl, ovn-ctl, ovn-ic-nbctl, ovn-ic-sbctl...

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fabricgen.errors import FabricgenError
 from fabricgen.judge.checks import Check
 from fabricgen.judge.raft import (
@@ -33,6 +32,7 @@ from fabricgen.judge.raft import (
     server_databases_argv,
 )
 from fabricgen.lab.ovn.programs import Programs
+from support.fabrics import REPO
 from support.raft_cluster import RaftCluster, missing
 
 DATA = REPO / "tests" / "data" / "raft"

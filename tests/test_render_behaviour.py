@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, tree
 from fabricgen.cli import main
 from fabricgen.output import emit
+from support.fabrics import REPO, tree
 
 pytestmark = pytest.mark.lab  # starts real programs: git, ldconfig, python, sh
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, SITES
 from fabricgen.delivery.zone_selection import ZoneError, zone_build
 from fabricgen.pipeline import load_text, render, render_kubernetes
 from fabricgen.plan.zones import Plan
 from fabricgen.render import RENDERERS, TEXT_ONLY
 from fabricgen.render.artifacts import Artifact, Manifest, TextFile
+from support.fabrics import REPO, SITES
 from support.gitops_tree import load_stream, without_bookkeeping
 
 GOLDEN = sorted((REPO / "tests" / "golden").glob("*/fabric.yaml"))

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import edit
 from fabricgen.cli import main
 from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
 from fabricgen.review import semantic_diff
 from fabricgen.review.semantic_diff import COMMENT_LIMIT
+from support.fabrics import edit
 
 pytestmark = pytest.mark.lab  # starts real programs: git, ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl...
 
@@ -351,8 +351,8 @@ def test_the_comment_proves_with_packets_up_to_eight_azs_and_with_ovn_trace_abov
 
 @pytest.mark.skipif(bool(missing_prerequisites(data_plane=True)), reason=f"real OVN needed ({INSTALL_COMMAND})")
 def test_a_comment_on_nine_azs_traces_them_and_says_why() -> None:
-    from conftest import build_text
     from fabricgen.lab.verify import lab_section
+    from support.fabrics import build_text
 
     section = lab_section(build_text(renumbered(9)[0], "mesh.yaml"), "mesh.yaml")
     assert section is not None and section.startswith("### OVN-IC lab: 72/72 pairs delivered\n")
@@ -376,7 +376,7 @@ def renumbered(zones: int) -> tuple[str, str]:
 @pytest.mark.parametrize("zones", [128])
 def test_a_renumbering_of_every_zone_fits_one_comment_with_every_zone_listed(tmp_path: Path, zones: int) -> None:
     """One caution per kind of change (each zone once), not one per zone listing every zone."""
-    from conftest import build_text
+    from support.fabrics import build_text
 
     base_text, head_text = renumbered(zones)
     result = semantic_diff.review(build_text(base_text, "mesh.yaml"), build_text(head_text, "mesh.yaml"), "mesh.yaml")

@@ -35,9 +35,9 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from conftest import SITES, build_text, tree
 from fabricgen.cli import main
 from fabricgen.diagnostics import format_path
+from support.fabrics import SITES, build_text, tree
 
 EXAMPLES = int(os.environ.get("FABRICGEN_FUZZ_EXAMPLES", "0"))
 

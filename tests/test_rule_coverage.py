@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO, diagnostic_lines, edit
 from fabricgen.validation.rules import catalogue
+from support.fabrics import REPO, diagnostic_lines, edit
 
 SITES = REPO / "sites"
 TESTS = REPO / "tests"

@@ -22,11 +22,11 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import build_text
 from fabricgen.lab.ovn.running import poll
 from fabricgen.lab.ovn.sandbox import Sandbox, missing_prerequisites
 from fabricgen.pipeline import Build
 from fabricgen.plan.deployments import OWNER_KEY
+from support.fabrics import build_text
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO, build_file
 from fabricgen.lab.assembly import ProofError
 from fabricgen.lab.ovn import chassis
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.ovn.settling import HOPS, Counts, Settling, read_counts
 from fabricgen.lab.provers import dataplane, proof
+from support.fabrics import REPO, build_file
 
 # `ovs-appctl dpctl/show -s` of a chassis as ovs-vswitchd 3.1 prints it (trimmed to two ports)
 DPCTL = """\

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support.fabrics import REPO
 
 DATA = REPO / "tests" / "data" / "import" / "lab"
 LAB = REPO / "sites" / "lab" / "fabric.yaml"

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, build_file
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.ovn.running import poll
+from support.fabrics import REPO, build_file
 
 pytestmark = pytest.mark.lab  # starts real programs: kubectl, ovn-appctl, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl...
 
@@ -405,7 +405,7 @@ def test_learned_routes_are_the_other_zones_prefixes(tmp_path: Path, monkeypatch
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """With autoRoute, each zone learns exactly the others' backbones through ovn-ic; without it, a
     learned route left in a zone (as after turning auto-route off, kube-ovn issue 923) is named."""
-    from conftest import build_text
+    from support.fabrics import build_text
     from test_verify import auto_route_fabric
 
     text = auto_route_fabric(3)

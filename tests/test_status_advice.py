@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO, build_text
 from fabricgen.judge import interconnection
 from fabricgen.judge.raft import Member, judge, parse_cluster_status
 from fabricgen.observe.icsb_show import parse
 from support import live_cluster
+from support.fabrics import REPO, build_text
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 RAFT = REPO / "tests" / "data" / "raft" / "ovs-3.5"

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file
 from fabricgen.judge.openmetrics import openmetrics
 from fabricgen.judge.verdicts import Report, judge
 from fabricgen.observe import capture, kube_objects, sources
 from fabricgen.observe import live_fabric as live
 from fabricgen.observe import runner as observe
+from support.fabrics import REPO, build_file
 from test_status_kubectl import PLURALS_OF, as_list, server_added
 
 FABRIC = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
@@ -117,7 +117,7 @@ def test_the_cluster_is_read_through_its_destination(context: str | None) -> Non
         text = text.replace("      - platform: kubernetes\n        name: k8s-prod\n",
                             f"      - platform: kubernetes\n        name: k8s-prod\n"
                             f"        destination: {{kubeContext: {context}}}\n", 1)
-    from conftest import build_text
+    from support.fabrics import build_text
 
     build = build_text(text, "sites/openstack-k8s/fabric.yaml")
     (cluster,) = sources.plan(build, sources.Endpoints()).clusters
@@ -128,7 +128,7 @@ def test_the_cluster_is_read_through_its_destination(context: str | None) -> Non
 
 
 def test_the_endpoints_file_can_name_a_clusters_context_or_leave_it_unread(tmp_path: Any) -> None:
-    from conftest import build_text
+    from support.fabrics import build_text
 
     build = build_text(FABRIC.read_text(encoding="utf-8"), "sites/openstack-k8s/fabric.yaml")
     path = tmp_path / "endpoints.yaml"

@@ -33,7 +33,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_file, build_text
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
@@ -42,6 +41,7 @@ from fabricgen.lab.ovn.running import poll
 from fabricgen.observe import capture, kube_objects, sources
 from fabricgen.observe import live_fabric as live
 from fabricgen.observe import runner as observe
+from support.fabrics import REPO, build_file, build_text
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 IMPORTS = REPO / "tests" / "data" / "import" / "lab"

@@ -24,11 +24,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, edit
 from fabricgen.cli import main
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import load_text
 from fabricgen.source.writer import EditError, set_scalars
+from support.fabrics import REPO, edit
 
 DATA = REPO / "tests" / "data" / "icsb_show"
 THREE_AZ = DATA / "three-az.txt"

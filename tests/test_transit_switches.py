@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, build_text
 from fabricgen.cli import main
 from fabricgen.judge.interconnection import _transit_switches
 from fabricgen.lab import assembly
@@ -24,6 +23,7 @@ from fabricgen.lab.ovn.programs import PREFIX_VARIABLE, Programs
 from fabricgen.lab.ovn.running import poll
 from fabricgen.lab.ovn.sandbox import IC_SB, NB, rotated
 from fabricgen.observe.icsb_show import parse
+from support.fabrics import REPO, build_text
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl...
 

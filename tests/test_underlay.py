@@ -15,11 +15,11 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from conftest import REPO, build_text, edit
 from fabricgen.lab.underlay.hosts import hosts_of
 from fabricgen.lab.underlay.needs import needs_of
 from fabricgen.lab.underlay.stage import UnderlayProof, prove_underlay
 from fabricgen.pipeline import Build, OutputFile, build
+from support.fabrics import REPO, build_text, edit
 
 pytestmark = pytest.mark.lab
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from oslo_config import cfg
 
-from conftest import REPO, build_text, edit
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import Build
+from support.fabrics import REPO, build_text, edit
 
 OPENSTACK = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 LAB = REPO / "sites" / "lab" / "fabric.yaml"

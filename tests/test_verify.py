@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, SITES, build_file, build_text, rel
 from fabricgen import exit_codes
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn.sandbox import INSTALL_COMMAND, missing_prerequisites
@@ -33,6 +32,7 @@ from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import paths, proof, tracing
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
+from support.fabrics import REPO, SITES, build_file, build_text, rel
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
 

@@ -36,12 +36,12 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, build_file, build_text, edit
 from fabricgen.observe import live_fabric
 from fabricgen.observe import read_commands as cmd
 from fabricgen.observe.sources import Endpoints, Kubectl, plan
 from fabricgen.pipeline import Build
 from fabricgen.render import watch
+from support.fabrics import REPO, build_file, build_text, edit
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 CONTAINERFILE = REPO / "Containerfile"

@@ -44,9 +44,9 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, build_text
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.render import alerts
+from support.fabrics import REPO, build_text
 from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
 from test_raft_kubeovn import endpoints_for, fabric_at
 
