@@ -138,7 +138,8 @@ def test_vms_and_pods_share_one_policy() -> None:
     group = task["openstack.cloud.security_group"]
     assert group["name"] == "fabricgen-shop-db" and group["cloud"] == "region-one"
     rules = group["security_group_rules"]
-    assert {"description": "fabricgen shop-web-to-shop-db", "direction": "ingress", "ether_type": "IPv4",
+    assert {"description": "fabricgen shop-web-to-shop-db: tcp/5432 from 10.128.0.0/14", "direction": "ingress",
+            "ether_type": "IPv4",
             "protocol": "tcp", "port_range_min": 5432, "port_range_max": 5432,
             "remote_ip_prefix": "10.128.0.0/14"} in rules
     assert {"description": "fabricgen shop-db: every egress", "direction": "egress", "ether_type": "IPv4",
@@ -513,3 +514,32 @@ def test_a_bad_match_is_located_at_the_character_at_fault(written: str, column: 
     start = acl.index(written) + 1
     expected = acl.index("= 80") + 1 if column == "at" else start
     assert line.startswith(f"{NAME}:{number}:{expected}: ") and "at character 37" in line, (line, expected)
+
+
+def test_security_group_rules_are_written_as_neutron_stores_them() -> None:
+    """Two pod groups both given as the cluster's pod range into shop-db tcp/5432 are one Neutron
+    rule (its duplicate check, `securitygroups_db._rule_to_key`, leaves the description out: two
+    would be refused with DuplicateSecurityGroupRuleInPost after the module's deletions), whose
+    description names both; the whole port range is written as no range, as Neutron stores it
+    (`_make_canonical_port_range`), so a second run changes nothing; a tcp and an `any` rule between
+    the same groups each have a description of their own (the module leaves `protocol: any` out of
+    what it matches on, and fails when two live rules match)."""
+    text = edit(OSK.read_text(), "    - name: shop-db\n",
+                "    - name: shop-api\n      members:\n        - namespace: {cluster: k8s-prod, name: shop, "
+                "podSelector: {app: api}, cidr: 10.128.0.0/14}\n    - name: shop-db\n")
+    text = edit(text, '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n',
+                '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n'
+                '    - {from: shop-api, to: shop-db, protocol: tcp, ports: ["5432", "1-65535"]}\n'
+                '    - {from: shop-api, to: shop-db, protocol: any}\n')
+    build = build_text(text, "sites/openstack-k8s/fabric.yaml")
+    where = PurePosixPath("openstack-k8s/_host/openstack/openstack/region-one/security-groups.yml")
+    (task,) = yaml.safe_load(build.files[where].text)[0]["tasks"]
+    rules = [r for r in task["openstack.cloud.security_group"]["security_group_rules"]
+             if r.get("remote_ip_prefix") == "10.128.0.0/14"]
+    assert [(r["description"], r["protocol"], r.get("port_range_min"), r.get("port_range_max")) for r in rules] == [
+        ("fabricgen shop-web-to-shop-db: tcp/5432 from 10.128.0.0/14; "
+         "fabricgen shop-api-to-shop-db: tcp/5432 from 10.128.0.0/14", "tcp", 5432, 5432),
+        ("fabricgen shop-api-to-shop-db: tcp from 10.128.0.0/14", "tcp", None, None),
+        ("fabricgen shop-api-to-shop-db: any from 10.128.0.0/14", "any", None, None)]
+    descriptions = [r["description"] for r in task["openstack.cloud.security_group"]["security_group_rules"]]
+    assert len(descriptions) == len(set(descriptions))
