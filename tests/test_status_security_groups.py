@@ -108,3 +108,44 @@ def test_a_missing_group_and_a_missing_drop_group_are_named(lab: tuple[assembly.
     assert [(c["verdict"], c["why"]) for c in found] == [
         ("drift", "security group fabricgen-shop-db of cloud region-one is missing: no port group Neutron wrote holds "
                   "any of its 4 rule(s)")]
+
+
+@pytest.mark.parametrize(("priority", "action", "match"), [
+    ("2000", "allow-related", "outport == @neutron_pg_drop && ip"),
+    ("1002", "allow", "outport == @neutron_pg_drop && ip"),
+    ("1001", "allow-stateless", "outport == @neutron_pg_drop && ip4")])
+def test_an_acl_on_the_drop_group_that_defeats_it_is_named(lab: tuple[assembly.Lab, Path], priority: str,
+                                                            action: str, match: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Neutron writes two drops on neutron_pg_drop and nothing else: an allow above them, or one
+    beside them at their priority (OVN's order between the two undefined), opens every port of
+    every security group, and is named."""
+    running, endpoints = lab
+    nb(running, "--type=port-group", "acl-add", "neutron_pg_drop", "to-lport", priority, match, action)
+    code, found = groups(running, endpoints, capsys)
+    assert code == exit_codes.CHANGED
+    assert [(c["check"], c["verdict"]) for c in found] == [("policy.security-group", "ok"),
+                                                          ("policy.security-group.drop", "drift")]
+    assert found[1]["why"] == (f"neutron_pg_drop holds 1 ACL(s) Neutron does not write: to-lport {priority} {action} "
+                               f"`{match}`: what they let through no security group's rules decide, on every port of "
+                               "every group")
+
+
+def test_a_port_also_in_another_security_group_is_named(lab: tuple[assembly.Lab, Path],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Neutron gives a port the project's `default` group unless told otherwise, and
+    `openstack port set --security-group` adds to what the port has: the protected port left in
+    `default` admits every member of `default` on every port. status names it."""
+    running, endpoints = lab
+    pg = port_group(running)
+    port = nb(running, "--bare", "--columns=ports", "list", "Port_Group", pg).split()[0]
+    nb(running, "create", "Port_Group", "name=pg_default_group", f"ports={port}",
+       'external_ids:"neutron:security_group_id"=default-group-id')
+    code, [check] = groups(running, endpoints, capsys)
+    assert code == exit_codes.CHANGED
+    assert check["verdict"] == "drift"
+    assert check["why"] == (f"security group fabricgen-shop-db of cloud region-one (port group {pg}) holds its 4 "
+                            f"rule(s) as rendered, but port {port} is also in pg_default_group: what those groups' "
+                            "rules admit reaches the port too (the project's `default` group admits every member "
+                            "of it, on every port)")
+    assert check["fix"].startswith("openstack port set --no-security-group --security-group fabricgen-shop-db PORT")

@@ -15,7 +15,12 @@ that holds most of them is the group's; then
 - no port group holds any of its rules: drift, the group is missing (the playbook not applied).
 
 And where a group holds ports, `neutron_pg_drop` must drop what no rule lets in: its two drop
-ACLs (at 1001, or 1000 on Neutron's unreleased master) are looked for too.
+ACLs (at 1001, or 1000 on Neutron's unreleased master) are looked for too, and any other ACL on it
+is named: Neutron writes none, and an allow or pass there (above the drop, or beside it at its
+priority, where OVN's order is undefined) opens every port of every security group. The fix never
+names `neutron-ovn-db-sync-util --ovn-neutron_sync_mode repair` where another platform shares the
+northbound DB: every released Neutron's repair deletes the ACLs of every logical switch, its
+own or not (the `neutron:network_name` filter is only in 29.0.0's successor, commit 57bb384ca2).
 """
 
 from __future__ import annotations
@@ -84,14 +89,41 @@ def check(build: Build, az: AzLive, subject: str) -> list[Check]:
                 out.append(Check(subject, NAME, DRIFT, f"{label}: {'; and '.join(said)}", apply))
             elif ports == 0:
                 out.append(Check(subject, NAME, DRIFT, f"{label} holds its {len(wanted)} rule(s) as rendered but no "
-                                                       "port: it protects nothing",
-                                 f"attach {name} to the VMs' ports (openstack port set --security-group {name} PORT)"))
+                                                       "port: it protects nothing", f"attach {name} to the VMs' ports "
+                                                       f"(openstack port set --no-security-group --security-group "
+                                                       f"{name} PORT)"))
+            elif (others := _other_groups(port_group, ours)):
+                out.append(Check(subject, NAME, DRIFT, f"{label} holds its {len(wanted)} rule(s) as rendered, but "
+                                                       f"{_ports_words(others)}: what those groups' rules admit "
+                                                       "reaches the port too (the project's `default` group admits "
+                                                       "every member of it, on every port)",
+                                 f"openstack port set --no-security-group --security-group {name} PORT, for each "
+                                 "(--security-group alone adds to the port's groups)"))
             else:
                 out.append(Check(subject, NAME, OK, f"{label} holds its {len(wanted)} rule(s) as rendered, on "
                                                     f"{ports} port(s)"))
     if attached:
-        out += _drop_group(subject, port_groups, acls)
+        shared = [c.platform for c in next((d.consumers for d in build.plan.fabric.ovn_deployments
+                                            if d.name == az.source.name), []) if c.platform != "openstack"]
+        out += _drop_group(subject, port_groups, acls, shared=bool(shared))
     return out
+
+
+def _other_groups(port_group: Row, ours: Sequence[Row]) -> dict[str, list[str]]:
+    """Each port of `port_group` that another security group's port group also holds: port -> those
+    port groups' names."""
+    ports = {str(p) for p in as_list(port_group.get("ports"))}
+    out: dict[str, list[str]] = {}
+    for other in ours:
+        if other.get("name") == port_group.get("name"):
+            continue
+        for port in sorted(ports & {str(p) for p in as_list(other.get("ports"))}):
+            out.setdefault(port, []).append(str(other["name"]))
+    return out
+
+
+def _ports_words(others: Mapping[str, list[str]]) -> str:
+    return "; ".join(f"port {port} is also in {', '.join(sorted(names))}" for port, names in sorted(others.items()))
 
 
 def _match(group: Mapping[str, Any], port_groups: Sequence[Row], acls: Mapping[str, Row]
@@ -110,16 +142,28 @@ def _match(group: Mapping[str, Any], port_groups: Sequence[Row], acls: Mapping[s
     return port_group, wanted, live
 
 
-def _drop_group(subject: str, port_groups: Sequence[Row], acls: Mapping[str, Row]) -> list[Check]:
+RESTART = "restart neutron-server (it creates neutron_pg_drop at start)"
+REPAIR = " or run neutron-ovn-db-sync-util --ovn-neutron_sync_mode repair"
+
+
+def _drop_group(subject: str, port_groups: Sequence[Row], acls: Mapping[str, Row], *, shared: bool) -> list[Check]:
     drop = next((g for g in port_groups if g.get("name") == neutron_rows.DROP_GROUP), None)
     live = _live_rules(drop, acls) if drop is not None else set()
     drops = {(d, p, a, m) for d, p, a, m in live if a == "drop" and p in neutron_rows.DROP_PRIORITIES}
     wanted = {(a.direction, a.match) for a in neutron_rows.drop_acls()}
+    foreign = live - {r for r in drops if (r[0], r[3]) in wanted}
+    out = []
+    if foreign:
+        out.append(Check(subject, f"{NAME}.drop", DRIFT,
+                         f"neutron_pg_drop holds {len(foreign)} ACL(s) Neutron does not write: {_words(foreign)}: "
+                         "what they let through no security group's rules decide, on every port of every group",
+                         "delete them (ovn-nbctl acl-del neutron_pg_drop DIRECTION PRIORITY MATCH); find who writes "
+                         "them first"))
     if {(d, m) for d, _p, _a, m in drops} >= wanted:
-        return []
+        return out
     why = ("there is no port group neutron_pg_drop" if drop is None else
            "neutron_pg_drop lacks its drop ACLs (`outport == @neutron_pg_drop && ip`, `inport == @neutron_pg_drop && "
            "ip`)")
-    return [Check(subject, f"{NAME}.drop", DRIFT, f"{why}: a port in a security group lets in what no rule names",
-                  "restart neutron-server (it creates neutron_pg_drop at start) or run neutron-ovn-db-sync-util "
-                  "--ovn-neutron_sync_mode repair")]
+    fix = RESTART if shared else RESTART + REPAIR
+    return [*out, Check(subject, f"{NAME}.drop", DRIFT, f"{why}: a port in a security group lets in what no rule names",
+                        fix)]
