@@ -283,7 +283,7 @@ def test_alerts_fire_and_stay_quiet_as_they_promise(tmp_path: Path) -> None:
 def test_the_prometheus_rule_is_what_the_operator_accepts() -> None:
     import jsonschema
 
-    from test_k8s_schemas import crd_schema
+    from support.crds import crd_schema
 
     build = build_file(LAB)
     text = build.files[PurePosixPath("lab", str(alerts.DIRECTORY), alerts.OPERATOR_FILE)].text

@@ -32,35 +32,12 @@ from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, paths, proof
 from fabricgen.pipeline import Build
 from support.fabrics import REPO, build_file, build_text, edit
+from support.lab_programs import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl...
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
-SYSTEM = Programs()
-DEBIAN13 = Programs((REPO / ".ovn" / "25.03").resolve())
-
-
-def _skip(programs: Programs) -> pytest.MarkDecorator:
-    missing = programs.missing(data_plane=True)
-    return pytest.mark.skipif(bool(missing), reason=f"OVN programs of {programs.name} missing: {', '.join(missing)} "
-                                                    "(scripts/setup.sh --test installs them)")
-
-
-needs_25_03 = _skip(DEBIAN13)
-BOTH = [pytest.param(SYSTEM, id="ovn-23.03", marks=_skip(SYSTEM)),
-        pytest.param(DEBIAN13, id="ovn-25.03", marks=needs_25_03)]
-
-
-def fabricgen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, cwd=cwd,
-                          check=False)
-
-
-def prefix_args(programs: Programs) -> list[str]:
-    return ["--ovn-prefix", str(programs.prefix)] if programs.prefix is not None else []
-
-
 def geneve(text: str) -> str:
     return edit(text, "  encapsulation: vxlan\n", "  encapsulation: geneve\n")
 

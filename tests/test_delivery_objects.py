@@ -23,9 +23,9 @@ import pytest
 
 from fabricgen.errors import InvalidFabricError
 from fabricgen.pipeline import load_text, render
+from support.crds import crd_validator
 from support.fabrics import REPO
 from support.gitops_tree import load_stream
-from test_k8s_schemas import crd_validator
 
 SITES = ("lab", "nat", "openstack-k8s")
 

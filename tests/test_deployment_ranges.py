@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from support.deployment_fabrics import BASE, NAME
 from support.fabrics import build_text, diagnostic_lines, edit
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
-from test_platform_rules import BASE, NAME
 from test_script_ownership import IC, OVN_IC_NB, OVN_IC_SB, central_env, ic_databases, ic_script_env
 from test_script_pruning import FABRIC, controller_script, ctl, sh
 

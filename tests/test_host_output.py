@@ -302,8 +302,8 @@ def test_host_script_removes_only_its_own_keys(databases: OvsdbServers, tmp_path
 
 def test_host_script_with_ssl_twice(databases: OvsdbServers, tmp_path: Path) -> None:
     """With protocol ssl the SSL row joins the one ovs-vsctl transaction, and only when it differs."""
+    from support.deployment_fabrics import BASE
     from support.fabrics import build_text
-    from test_platform_rules import BASE
 
     text = BASE.replace("      clientNetworks: [10.0.0.0/24]\n", "      clientNetworks: [10.0.0.0/24]\n"
                         "      protocol: ssl\n      ssl:\n        privateKey: /etc/ovn/key.pem\n"

@@ -172,7 +172,7 @@ def test_the_captures_hold_what_the_upstream_schemas_allow() -> None:
     """Every custom resource of the captures, status included, validates against its upstream CRD
     (tests/crds, strict: an unknown field fails), as the API server would have stored it; and so do
     the objects of the model for the NAT gateway sample."""
-    from test_k8s_schemas import crd_schemas, crd_validator
+    from support.crds import crd_schemas, crd_validator
 
     schemas = crd_schemas()
     nat = live_cluster.live(build_file(REPO / "sites" / "nat" / "fabric.yaml").objects("hq"), "hq", harvester=True)

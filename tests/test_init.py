@@ -19,10 +19,10 @@ from fabricgen import __version__
 from fabricgen.cli import main
 from fabricgen.model.schema import schema_text
 from support import hook_repo
+from support.crds import crd_validator
 from support.fabrics import tree
 from support.gitops_tree import BIN, load_stream, run, tool_env
 from support.hook_repo import git
-from test_k8s_schemas import crd_validator
 
 SCAFFOLD = (".gitignore", ".pre-commit-config.yaml", "README.md", "ci/github-actions.yaml", "ci/gitlab-ci.yml",
             "schemas/fabric.schema.json", "sites/example/fabric.yaml")

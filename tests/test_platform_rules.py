@@ -10,60 +10,9 @@ from pathlib import PurePosixPath
 
 import pytest
 
+from support.deployment_fabrics import BASE, NAME, SHARED
 from support.fabrics import build_text, diagnostic_lines
 from support.fabrics import edit as edit_text
-
-NAME = "sites/t/fabric.yaml"
-
-BASE = """\
-apiVersion: fabricgen.io/v1alpha1
-kind: Fabric
-metadata:
-  name: t
-ovnDeployments:
-  - name: dc
-    databases:
-      members:
-        - host: mgmt2
-          address: 10.0.0.10
-      clientNetworks: [10.0.0.0/24]
-    providerNetworks:
-      - name: public
-        physicalNetwork: physnet1
-    hosts:
-      - name: kvm01
-        ethernets:
-          - name: eth0
-          - name: eth1
-        bridges:
-          - name: cloudbr0
-            interfaces: [eth0]
-            addresses: [10.0.0.21/24]
-          - name: cloudbr1
-            interfaces: [eth1]
-        vlans:
-          - name: eth1.2000
-            id: 2000
-            link: eth1
-            addresses: [10.250.0.21/20]
-        tunnelEndpoint:
-          interface: eth1.2000
-        bridgeMappings:
-          - physicalNetwork: physnet1
-            bridge: cloudbr1
-      - name: kvm02
-        ethernets:
-          - name: eth0
-        tunnelEndpoint:
-          loopback: 10.255.0.2/32
-        bgp:
-          asn: 65002
-          uplinks: [eth0]
-    consumers:
-      - platform: cloudstack
-        name: zone1
-        hosts: [kvm01]
-"""
 
 
 def diagnostics(text: str) -> list[str]:
@@ -205,18 +154,6 @@ def test_consumer_platform_typo_is_located_with_a_suggestion() -> None:
         "did you mean 'cloudstack'? expected one of 'cloudstack', 'openstack', 'kubernetes' [FG003]"]
 
 
-SHARED = BASE.replace("""      - platform: cloudstack
-        name: zone1
-        hosts: [kvm01]
-""", """      - platform: openstack
-        name: region-one
-        hosts: [kvm01]
-      - platform: kubernetes
-        name: k8s
-        hosts: [kvm02]
-        apiServer: https://10.0.0.5:6443
-    ovnVersion: "24.03"
-""")  # OVN-Kubernetes v1.3.0 (the default) needs OVN 23.06 or later (FG912)
 
 FG604_ERROR = (
     "sites/t/fabric.yaml:48:9: ovnDeployments[0].consumers[1].platform: OVN-Kubernetes 'k8s' shares this "

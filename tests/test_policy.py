@@ -292,7 +292,7 @@ def test_raw_acls_render_as_written_and_survive_yaml() -> None:
 def test_ovn_kubernetes_before_1_1_beside_neutron_is_refused() -> None:
     """One NB for Neutron and OVN-Kubernetes v1.0: its start-up ACLSyncer would empty Neutron's
     security groups (the fabric is the shared one of tests/test_platform_rules.py)."""
-    from test_platform_rules import SHARED
+    from support.deployment_fabrics import SHARED
 
     text = SHARED.replace("    providerNetworks:\n", "    sharedDatabaseAcknowledged: \"lab\"\n    providerNetworks:\n")
     text = text.replace("        apiServer: https://10.0.0.5:6443\n", "        apiServer: https://10.0.0.5:6443\n"

@@ -18,7 +18,7 @@ from fabricgen.lab.ovn.sandbox import NB
 from fabricgen.lab.platforms import coexistence
 from fabricgen.lab.provers import member_flows
 from support.fabrics import REPO, build_file, diagnostic_lines
-from test_dataplane import DEBIAN13, needs_25_03
+from support.lab_programs import DEBIAN13, needs_25_03
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...
 
@@ -66,7 +66,7 @@ def test_ovn_kubernetes_before_1_1_deletes_neutrons_rows_as_fg910_says(lab: asse
     """One northbound DB for Neutron and OVN-Kubernetes v1.0.0 is refused (FG910). Ignored, the
     start-up ACL sync of OVN-Kubernetes removes every row Neutron wrote: the database VMs are open,
     and every flow the policy denies into them is delivered, decided by no ACL at all."""
-    from test_platform_rules import SHARED
+    from support.deployment_fabrics import SHARED
 
     shared = SHARED.replace("    providerNetworks:\n",
                             "    sharedDatabaseAcknowledged: \"lab\"\n    providerNetworks:\n")

@@ -21,7 +21,7 @@ from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import dataplane, policy_flows, policy_packets
 from support.fabrics import REPO, build_file, build_text
-from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
+from support.lab_programs import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-nbctl, ovn-northd...
 

@@ -29,7 +29,7 @@ from fabricgen.lab.provers import member_flows, proof
 from fabricgen.platform_rows import neutron as neutron_rows
 from fabricgen.platform_rows.acls import Acl
 from support.fabrics import REPO, build_file, build_text, edit
-from test_dataplane import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
+from support.lab_programs import BOTH, DEBIAN13, fabricgen, needs_25_03, prefix_args
 
 OPENSTACK_K8S = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 PG = "pg_0f0e"

@@ -178,8 +178,8 @@ def test_a_local_switch_named_like_the_transit_switch_stops_the_ic_script(
                                    "10.250.0.021"])
 def test_the_host_script_refuses_an_encap_ip_that_is_not_an_address(databases: OvsdbServers, tmp_path: Path,
                                                                     value: str) -> None:
+    from support.deployment_fabrics import BASE
     from support.fabrics import build_text
-    from test_platform_rules import BASE
 
     build = build_text(BASE, "sites/t/fabric.yaml")
     path = next(p for p in build.files if p.name == "configure-ovn-host.sh" and "kvm01" in p.parts)

@@ -405,8 +405,7 @@ def test_learned_routes_are_the_other_zones_prefixes(tmp_path: Path, monkeypatch
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """With autoRoute, each zone learns exactly the others' backbones through ovn-ic; without it, a
     learned route left in a zone (as after turning auto-route off, kube-ovn issue 923) is named."""
-    from support.fabrics import build_text
-    from test_verify import auto_route_fabric
+    from support.fabrics import auto_route_fabric, build_text
 
     text = auto_route_fabric(3)
     fabric = tmp_path / "fabric.yaml"

@@ -32,7 +32,7 @@ from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers import paths, proof, tracing
 from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
-from support.fabrics import REPO, SITES, build_file, build_text, rel
+from support.fabrics import REPO, SITES, auto_route_fabric, build_file, build_text, rel, zones_fabric
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
 
@@ -282,14 +282,6 @@ def test_a_zone_without_transit_address_is_not_reached(tmp_path: Path) -> None:
     assert "transit address: zone z2: no transitAddress in fabric.yaml yet, so no AZ routes to it" in out
 
 
-def auto_route_fabric(count: int) -> str:
-    """Zones with their own pod CIDRs (auto-route learns them all) and `autoRoute: true`."""
-    text = zones_fabric(count).replace("interconnection:\n", "interconnection:\n  autoRoute: true\n")
-    for i in range(count):
-        text = text.replace(f"  - name: z{i}\n", f"  - name: z{i}\n    cluster: {{podCIDR: 10.{60 + i}.0.0/16}}\n")
-    return text
-
-
 @needs_ovn
 def test_auto_route_is_learned_through_ovn_ic_and_allowed_by_kube_ovns_29500_policies() -> None:
     build = build_text(auto_route_fabric(3), "fabric.yaml")
@@ -324,15 +316,6 @@ def test_without_the_ovn_programs_it_says_what_to_install(tmp_path: Path) -> Non
     assert "ovn-northd" in result.stderr
     assert INSTALL_COMMAND in result.stderr
     assert "Traceback" not in result.stderr
-
-
-def zones_fabric(count: int) -> str:
-    lines = ["apiVersion: fabricgen.io/v1alpha1", "kind: Fabric", "metadata:", "  name: many", "interconnection:",
-             "  database:", "    members:", "      - {node: ic-db1, address: 10.10.10.11}", "zones:"]
-    for i in range(count):
-        lines += [f"  - name: z{i}", "    platform: kube-ovn", f"    gatewayNodes: [z{i}-gw]",
-                  f"    transitAddress: 169.254.100.{10 + i}", "    backbone:", f"      cidr: 172.31.{i}.0/24"]
-    return "\n".join(lines) + "\n"
 
 
 def lab_pids(base: Path) -> dict[int, Path]:

@@ -298,7 +298,7 @@ def test_the_image_has_the_tools_status_runs() -> None:
 def test_the_service_monitor_is_what_the_operator_accepts() -> None:
     import jsonschema
 
-    from test_k8s_schemas import crd_schema
+    from support.crds import crd_schema
 
     build = build_file(LAB)
     text = build.files[PurePosixPath("lab", "_monitoring", watch.SERVICE_MONITOR_FILE)].text

@@ -67,3 +67,20 @@ def replace_tree(src: Path, dst: Path) -> None:
     if dst.exists():
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
+
+
+def zones_fabric(count: int) -> str:
+    lines = ["apiVersion: fabricgen.io/v1alpha1", "kind: Fabric", "metadata:", "  name: many", "interconnection:",
+             "  database:", "    members:", "      - {node: ic-db1, address: 10.10.10.11}", "zones:"]
+    for i in range(count):
+        lines += [f"  - name: z{i}", "    platform: kube-ovn", f"    gatewayNodes: [z{i}-gw]",
+                  f"    transitAddress: 169.254.100.{10 + i}", "    backbone:", f"      cidr: 172.31.{i}.0/24"]
+    return "\n".join(lines) + "\n"
+
+
+def auto_route_fabric(count: int) -> str:
+    """Zones with their own pod CIDRs (auto-route learns them all) and `autoRoute: true`."""
+    text = zones_fabric(count).replace("interconnection:\n", "interconnection:\n  autoRoute: true\n")
+    for i in range(count):
+        text = text.replace(f"  - name: z{i}\n", f"  - name: z{i}\n    cluster: {{podCIDR: 10.{60 + i}.0.0/16}}\n")
+    return text
