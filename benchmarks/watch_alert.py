@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/watch_alert.py [--runs 3]
 
-Runs the watch's end-to-end test (`tests/test_watch_e2e.py`: Kube-OVN's IC database, the exporter,
+Runs the watch's end-to-end test (`tests/day2/test_watch_e2e.py`: Kube-OVN's IC database, the exporter,
 a real Prometheus and Alertmanager on 127.0.0.1) `--runs` times and prints, per run and as the
 median, the seconds from stopping two of the three raft members to the webhook's notification of
 FabricRaftQuorumLost (the rule waits `for: 2m`, so 120 s is the floor), and from bringing them back
@@ -28,7 +28,7 @@ def main() -> int:
     args = parser.parse_args()
     figures: dict[str, list[float]] = {"break to notification": [], "repair to resolved": []}
     for run in range(1, args.runs + 1):
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "tests/test_watch_e2e.py"], cwd=REPO,
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "tests/day2/test_watch_e2e.py"], cwd=REPO,
                               capture_output=True, text=True, check=False)
         found = dict((name, float(value)) for name, value in FIGURE.findall(done.stdout))
         if done.returncode != 0 or len(found) != 2:

@@ -29,9 +29,9 @@ import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_TESTS = ["tests/test_dataplane.py", "tests/test_raft_status.py", "tests/test_raft_kubeovn.py",
-                 "tests/test_status.py", "tests/test_signal_cleanup.py", "tests/test_cli.py",
-                 "tests/test_verify.py::test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory"]
+DEFAULT_TESTS = ["tests/lab/test_dataplane.py", "tests/day2/test_raft_status.py", "tests/day2/test_raft_kubeovn.py",
+                 "tests/day2/test_status.py", "tests/lab/test_signal_cleanup.py", "tests/cli/test_cli.py",
+                 "tests/lab/test_verify.py::test_an_interrupted_lab_stops_every_daemon_and_removes_its_directory"]
 SUMMARY = re.compile(r"^=*\s*(?P<line>(?:\d+ (?:passed|failed|error|errors|skipped)[, ]*)+)", re.MULTILINE)
 FAILED = re.compile(r"^FAILED (?P<test>\S+)", re.MULTILINE)
 

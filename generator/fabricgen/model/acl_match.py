@@ -6,7 +6,7 @@ A port of ovn-org/ovn v25.03.0 `lib/lex.c` (`lex_token_parse`, `lex_parse_intege
 (`ovn_symbols`): what OVN refuses, this refuses, so that an ACL fabricgen accepts is never one
 ovn-northd skips (an ACL that does not parse silently does not exist). Where OVN is installed
 (verify, the tests, CI) OVN's own parser judges too (`fabricgen.lab.ovn.matches`), and
-`tests/test_acl_match_ovn.py` holds the two to each other over a generated corpus.
+`tests/policy/test_acl_match_ovn.py` holds the two to each other over a generated corpus.
 
 Address sets (`$name`) and port groups (`@name`) are checked against the names given to `parse`;
 without them (a raw ACL may name Kube-OVN's own sets, which fabricgen does not know) any name is

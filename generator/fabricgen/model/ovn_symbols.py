@@ -4,7 +4,7 @@ level, which decide what a match may say of it (ovn-org/ovn `lib/logical-fields.
 
 Read off OVN 25.03 itself, by asking its parser (ovn-trace, `lab/ovn/matches.py`) about each
 field: whether it compares with a string, the widest constant it takes, whether `<` is refused
-("nominal", "Boolean"), and whether `!FIELD` is refused as a nominal predicate. `tests/test_acl_match_ovn.py`
+("nominal", "Boolean"), and whether `!FIELD` is refused as a nominal predicate. `tests/policy/test_acl_match_ovn.py`
 asks OVN again in CI and fails where this table says otherwise.
 
 - `STRING`: a string field (`inport`, `outport`): compared with quoted strings and port groups;

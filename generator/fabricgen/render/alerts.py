@@ -60,7 +60,7 @@ class Alert:
         """The rule for one site: fabricgen's series of that site only, kube-ovn-monitor's grouped
         by `cluster_label` too. The fix says FABRIC, not the fabric's path: a path is the user's to
         name, and no path reaches generated content but the provenance header
-        (`tests/test_provenance.py`). `runbook`: the page's URL (`watch.runbookUrl`); without one
+        (`tests/render/test_provenance.py`). `runbook`: the page's URL (`watch.runbookUrl`); without one
         there is no runbook_url (a relative path is nothing a pager can open)."""
         annotations = {"summary": self.summary.replace(CLUSTER, cluster_label), "description": self.fix}
         if runbook is not None:

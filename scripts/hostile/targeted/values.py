@@ -29,7 +29,7 @@ from hostile.targeted.common import FAMILY, case, edit, sample
 
 COMMENT_LIMIT = 65536
 # Certificate paths a reader could take for something else: comment characters, quotes,
-# backslashes, substitutions ($name, ${name}, %(name)s), blanks (tests/test_config_readers.py).
+# backslashes, substitutions ($name, ${name}, %(name)s), blanks (tests/render/test_config_readers.py).
 HOSTILE_PATHS = ["/etc/ovn/a;b.pem", "/etc/ovn/a#b.pem", '/etc/ovn/"quoted".pem', "/etc/ovn/back\\slash.pem",
                  "/etc/ovn/$x.pem", "/etc/ovn/${x}.pem", "/etc/ovn/$$.pem", "/etc/ovn/100%.pem", "/etc/ovn/%(x)s.pem",
                  "/etc/ovn/$(touch${IFS}PWNED).pem", "/etc/ovn/`touch${IFS}PWNED`.pem", "/etc/ovn/end\\",

@@ -63,7 +63,7 @@ def fabric_repo(tmp_path: Path) -> tuple[Path, str]:
 
 # The examples run on a Debian 13 image, whose OVN is 25.03: here, the prefix scripts/setup.sh
 # --test makes of Debian 13's packages stands in for it.
-DEBIAN13 = Path(__file__).resolve().parents[1] / ".ovn" / "25.03"
+DEBIAN13 = Path(__file__).resolve().parents[2] / ".ovn" / "25.03"
 
 
 def execute(shell: list[str], command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

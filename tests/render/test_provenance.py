@@ -18,7 +18,7 @@ from fabricgen.source.provenance import printable, source_name
 
 pytestmark = pytest.mark.lab  # starts real programs: bash, git, nft, python, vtysh
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SITES = sorted((ROOT / "sites").glob("*/fabric.yaml"))
 
 

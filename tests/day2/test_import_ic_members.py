@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_import import CLUSTERS, OPTIONS, SHOW, documents, edited, entries, find, items, proof, site
 
 from fabricgen.cli import main
 from support import live_cluster
 from support.fabrics import REPO, build_file
 from support.kubeovn_db import KubeOvnDatabase, missing
-from test_import import CLUSTERS, OPTIONS, SHOW, documents, edited, entries, find, items, proof, site
 
 MEMBERS = ["10.10.10.11", "10.10.10.12", "10.10.10.13"]
 IC_SERVER = ("hq", "Deployment: kube-system/ovn-ic-server")

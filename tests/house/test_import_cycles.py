@@ -1,6 +1,6 @@
 """No two modules of generator/fabricgen need each other, directly or through others.
 
-`tests/test_import_direction.py` holds the units (subpackages) to one direction; this holds the
+`tests/house/test_import_direction.py` holds the units (subpackages) to one direction; this holds the
 modules inside a unit. Every import counts, also one inside a function or under
 `TYPE_CHECKING`: a lazy import back is still a cycle, only hidden. `from fabricgen.lab import
 proof` imports the module `lab.proof`; `from fabricgen.lab.proof import Proof` too. A package's

@@ -3,8 +3,8 @@ validated with located errors, and rendered as each platform's own objects.
 
 The readers: OVN's match grammar (`fabricgen.model.acl_match`, after ovn-org/ovn `lib/expr.c`
 and `lib/lex.c` v25.03.0), Kube-OVN's Subnet CRD (tests/crds) and Kubernetes' NetworkPolicy
-schema (tests/test_k8s_schemas.py validates every rendered object), the apply-order replay
-(tests/test_apply_order.py), and the import round trip (tests/test_import.py, whose lab capture
+schema (tests/render/test_k8s_schemas.py validates every rendered object), the apply-order replay
+(tests/delivery/test_apply_order.py), and the import round trip (tests/day2/test_import.py, whose lab capture
 holds the Subnets' acls as Kube-OVN stores them).
 """
 
@@ -291,7 +291,7 @@ def test_raw_acls_render_as_written_and_survive_yaml() -> None:
 
 def test_ovn_kubernetes_before_1_1_beside_neutron_is_refused() -> None:
     """One NB for Neutron and OVN-Kubernetes v1.0: its start-up ACLSyncer would empty Neutron's
-    security groups (the fabric is the shared one of tests/test_platform_rules.py)."""
+    security groups (the fabric is the shared one of tests/validation/test_platform_rules.py)."""
     from support.deployment_fabrics import SHARED
 
     text = SHARED.replace("    providerNetworks:\n", "    sharedDatabaseAcknowledged: \"lab\"\n    providerNetworks:\n")
@@ -321,7 +321,7 @@ def office_and_dev() -> str:
 def test_a_source_range_another_workload_holds_or_a_source_without_a_route_is_named() -> None:
     """Kube-OVN admits a source into a subnet by `ip4.src`: prod-app holds dev's range and office's,
     prod-web and shared-svc office's, and each reaches prod-db (prod-db itself is not named: its
-    own traffic is allowed); dev-app has no route to prod-db (FG911). tests/test_policy_lab.py sends
+    own traffic is allowed); dev-app has no route to prod-db (FG911). tests/policy/test_policy_lab.py sends
     each of them."""
     assert [line for line in diagnostic_lines(office_and_dev(), "sites/t/fabric.yaml") if "[FG911]" in line] == [
         "sites/t/fabric.yaml:138:8: policy.rules[3].from: warning: rule dev-to-prod-db admits group dev by "

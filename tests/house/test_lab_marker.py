@@ -47,8 +47,8 @@ def test_quiet() -> None:
 
 
 def test_a_test_that_starts_a_program_without_the_mark_fails(tmp_path: Path) -> None:
-    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
-    shutil.copytree(HERE / "support", tmp_path / "support", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(HERE.parent / "conftest.py", tmp_path / "conftest.py")
+    shutil.copytree(HERE.parent / "support", tmp_path / "support", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "test_started.py").write_text(TESTS, encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    lab: starts a program\n", encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", str(tmp_path)],

@@ -19,9 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from fabricgen.plan.deployments import OWNER_KEY
-from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, Database, OvsdbServers, missing
 from test_script_ownership import (
     CENTRAL,
     IC,
@@ -33,6 +30,9 @@ from test_script_ownership import (
     ic_script_env,
 )
 from test_script_pruning import FABRIC, ROUTER, controller_script, ctl, edited, rows, sh
+
+from fabricgen.plan.deployments import OWNER_KEY
+from support.ovsdb import OPEN_VSWITCH, OVN_NB, OVN_SB, Database, OvsdbServers, missing
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic-nbctl, ovn-nbctl, ovn-sbctl, ovsdb-client, ovsdb-server...
 

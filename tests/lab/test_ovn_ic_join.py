@@ -18,6 +18,7 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path, PurePosixPath
 
 import pytest
+from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage
 
 from fabricgen.lab.ovn.running import poll, run
 from fabricgen.lab.ovn.sandbox import Sandbox, ZoneSpec, missing_prerequisites, transit_mac
@@ -26,7 +27,6 @@ from fabricgen.observe import icsb_show
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import transit_mac as az_mac
 from support.fabrics import REPO, build_file, build_text
-from test_ovn_sandbox import flow, minimal_actions, rendered_vpc_spec, route_zone, stage
 
 _MISSING = missing_prerequisites()
 pytestmark = [pytest.mark.lab, pytest.mark.skipif(

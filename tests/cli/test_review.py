@@ -24,7 +24,7 @@ from support.fabrics import edit
 
 pytestmark = pytest.mark.lab  # starts real programs: git, ovn-controller, ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl...
 
-LAB = Path(__file__).resolve().parents[1] / "sites" / "lab" / "fabric.yaml"
+LAB = Path(__file__).resolve().parents[2] / "sites" / "lab" / "fabric.yaml"
 ACTOR = git.Actor("t", "t@example.invalid")
 NAME = "sites/lab/fabric.yaml"
 
@@ -309,7 +309,7 @@ def test_markdown_shows_the_head_topology_with_changes_marked(repo: Path, capsys
 @pytest.mark.skipif(bool(missing_prerequisites()), reason=f"real OVN needed ({INSTALL_COMMAND})")
 def test_markdown_includes_the_verify_matrix_of_the_head(repo: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    debian13 = Path(__file__).resolve().parents[1] / ".ovn" / "25.03"
+    debian13 = Path(__file__).resolve().parents[2] / ".ovn" / "25.03"
     if not (debian13 / "bin" / "ovs-vswitchd").exists():
         pytest.skip("OVN 25.03 is not installed in .ovn/25.03 (scripts/setup.sh --test)")
     monkeypatch.setenv("FABRICGEN_OVN_PREFIX", str(debian13))  # the lab's VXLAN needs OVN 25.03
@@ -481,7 +481,7 @@ def test_more_transit_switches_is_a_caution_too(repo: Path, capsys: pytest.Captu
 
 def test_an_underlay_mtu_change_is_a_caution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    site = Path(__file__).resolve().parents[1] / "sites" / "cloudstack" / "fabric.yaml"
+    site = Path(__file__).resolve().parents[2] / "sites" / "cloudstack" / "fabric.yaml"
     fabric = tmp_path / NAME
     fabric.parent.mkdir(parents=True)
     shutil.copy(site, fabric)

@@ -23,7 +23,7 @@ import pytest
 
 from fabricgen.cli import _parser, main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 PAGES = sorted([REPO / "README.md", *DOCS.glob("*.md")])
 

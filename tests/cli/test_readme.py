@@ -1,6 +1,6 @@
 """The README documents what the code does: its tour names every command, and its quick start works.
 
-The rest of the documentation moved to docs/, which `tests/test_docs.py` holds to the code (the
+The rest of the documentation moved to docs/, which `tests/cli/test_docs.py` holds to the code (the
 generated fabric.yaml reference and diagnostics page, every command and flag named, the links).
 """
 
@@ -18,7 +18,7 @@ from fabricgen.cli import _parser
 
 pytestmark = pytest.mark.lab  # starts real programs: bash
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 

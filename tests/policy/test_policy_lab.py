@@ -55,7 +55,7 @@ def test_the_lab_policy_holds_in_ovn(programs: Programs) -> None:
 
 
 def test_a_workload_that_holds_a_sources_range_and_a_source_without_a_route_fail_verify() -> None:
-    """tests/test_policy.py's office_and_dev: prod-web holds office's addresses and reaches prod-db;
+    """tests/policy/test_policy.py's office_and_dev: prod-web holds office's addresses and reaches prod-db;
     the ACL admits it by address, and the policy, by who it is, denies it: not as the policy says.
     prod-app and shared-svc hold them too, and their own rules allow them. dev-app has no route to
     prod-db: its flow is not proven, never left out of the count."""

@@ -105,8 +105,8 @@ def test_init_pins_the_hooks_and_ci_to_the_given_commit(tmp_path: Path) -> None:
 
 
 OVN_PACKAGES = {"ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitch-switch"}
-# What the CI images would install, standing in for them as in tests/test_ci_examples.py.
-DEBIAN13 = Path(__file__).resolve().parents[1] / ".ovn" / "25.03"
+# What the CI images would install, standing in for them as in tests/cli/test_ci_examples.py.
+DEBIAN13 = Path(__file__).resolve().parents[2] / ".ovn" / "25.03"
 
 
 def _apt_installs(lines: list[str]) -> set[str]:

@@ -80,7 +80,7 @@ def test_a_new_user_from_pip_install_to_the_argocd_plugin(
     verify = sh("fabricgen verify sites/dc1/fabric.yaml", repo)
     assert verify.returncode == 5, verify.stdout + verify.stderr
     assert ": tunnel-key: " in verify.stdout and verify.stdout.endswith("0/2 pairs delivered\n")
-    debian13 = Path(__file__).resolve().parents[1] / ".ovn" / "25.03"
+    debian13 = Path(__file__).resolve().parents[2] / ".ovn" / "25.03"
     if (debian13 / "bin" / "ovs-vswitchd").exists():  # OVN 25.03, as the zones run it
         verify = sh(f"fabricgen verify sites/dc1/fabric.yaml --ovn-prefix {debian13}", repo)
         assert verify.returncode == 0, verify.stdout + verify.stderr

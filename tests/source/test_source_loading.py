@@ -13,10 +13,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_robustness import SAMPLES, YAMLISH, spliced_fabric
 
 from fabricgen.serialise.roundtrip_yaml import round_trip
 from fabricgen.source.reader import _load_without_comments, _Refused, parse
-from test_robustness import SAMPLES, YAMLISH, spliced_fabric
 
 COMMENTED = """\
 # head comment

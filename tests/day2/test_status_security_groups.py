@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_status import lab_endpoints
 
 from fabricgen import exit_codes
 from fabricgen.cli import main
 from fabricgen.lab import assembly
 from fabricgen.lab.ovn.programs import Programs
 from support.fabrics import REPO, build_file
-from test_status import lab_endpoints
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
 

@@ -118,7 +118,7 @@ def core_validator(api_version: str, kind: str) -> jsonschema.protocols.Validato
     schema_file = base / f"{kind.lower()}-{group_version}.json"
     if not schema_file.is_file():
         pytest.fail(f"no Kubernetes {K8S_VERSION} schema for {api_version} {kind}; "
-                    "add one to tests/test_k8s_schemas.py")
+                    "add one to tests/render/test_k8s_schemas.py")
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     definitions = json.loads((base / "_definitions.json").read_text(encoding="utf-8"))
     registry: Registry[Any] = Resource.from_contents(definitions) @ (Resource.from_contents(schema) @ Registry())

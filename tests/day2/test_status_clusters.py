@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from test_status_kubectl import PLURALS_OF, as_list, server_added
 
 from fabricgen.judge.openmetrics import openmetrics
 from fabricgen.judge.verdicts import Report, judge
@@ -21,7 +22,6 @@ from fabricgen.observe import capture, kube_objects, sources
 from fabricgen.observe import live_fabric as live
 from fabricgen.observe import runner as observe
 from support.fabrics import REPO, build_file
-from test_status_kubectl import PLURALS_OF, as_list, server_added
 
 FABRIC = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 CLUSTER = "k8s-prod"

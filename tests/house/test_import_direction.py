@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "generator" / "fabricgen"
+PACKAGE = Path(__file__).resolve().parents[2] / "generator" / "fabricgen"
 
 # Shared by every stage: the exit codes, located diagnostics and the errors that carry them.
 SHARED = ("exit_codes", "diagnostics", "errors", "files", "escapes")

@@ -20,11 +20,11 @@ from ipaddress import IPv4Address
 from pathlib import Path
 
 import pytest
+from test_script_pruning import FABRIC, ROUTER, WITHOUT_NETWORKS, controller_script, ctl, edited, rows, sh
 
 from fabricgen.lab.ovn.sandbox import Sandbox, missing_prerequisites
 from fabricgen.plan.deployments import OWNER_KEY
 from support.ovsdb import OVN_NB, OVN_SB, Database, OvsdbServers, missing
-from test_script_pruning import FABRIC, ROUTER, WITHOUT_NETWORKS, controller_script, ctl, edited, rows, sh
 
 pytestmark = pytest.mark.lab  # starts real programs: ovn-ic, ovn-ic-nbctl, ovn-ic-sbctl, ovn-nbctl, ovn-northd...
 

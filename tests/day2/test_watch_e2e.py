@@ -20,8 +20,8 @@ raft.servers unhealthy, FabricRaftMemberProblem pending; kicked as status says, 
 two-member cluster (raft.count unhealthy). A second test moves a next hop in the OVN lab of every
 zone (FabricStaleNextHop and FabricDrift pending, gone after the repair). The longer `for:` of
 the other alerts (5 to 30 minutes) are Prometheus' own semantics, which this firing proves once;
-promtool's unit tests (tests/test_alerts.py) prove each rule's timing. The time from the break to the notification is
-printed (pytest -s) for the benchmark notes.
+promtool's unit tests (tests/delivery/test_alerts.py) prove each rule's timing. The time from the
+break to the notification is printed (pytest -s) for the benchmark notes.
 """
 
 from __future__ import annotations
@@ -43,12 +43,12 @@ from typing import Any
 
 import pytest
 import yaml
+from test_raft_kubeovn import endpoints_for, fabric_at
 
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.render import alerts
 from support.fabrics import REPO, build_text
 from support.kubeovn_db import NB, SB, KubeOvnDatabase, missing
-from test_raft_kubeovn import endpoints_for, fabric_at
 
 PROMETHEUS, ALERTMANAGER = Path("/usr/bin/prometheus"), Path("/usr/bin/prometheus-alertmanager")
 PROGRAMS = Programs((REPO / ".ovn" / "25.03").resolve())  # vxlan_mode came with OVN 25.03

@@ -704,7 +704,7 @@ def test_the_documented_capture_commands_fetch_every_kind_import_reads() -> None
 def three_switches() -> str:
     """`ovn-ic-sbctl show` of the lab with three transit switches, as a default Kube-OVN install has
     them (`install-ic-server.sh` `TS_NUM=3`), read from the real IC southbound of the lab `verify`
-    builds the way Kube-OVN does (tests/test_transit_switches.py): each zone with a port on `ts`,
+    builds the way Kube-OVN does (tests/render/test_transit_switches.py): each zone with a port on `ts`,
     `ts1` and `ts2`, each bound to the first gateway of its rotated order."""
     from fabricgen.lab import assembly
     from fabricgen.lab.ovn.programs import Programs

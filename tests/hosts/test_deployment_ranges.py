@@ -29,12 +29,12 @@ from ipaddress import IPv4Interface
 from pathlib import Path
 
 import pytest
+from test_script_ownership import IC, OVN_IC_NB, OVN_IC_SB, central_env, ic_databases, ic_script_env
+from test_script_pruning import FABRIC, controller_script, ctl, sh
 
 from support.deployment_fabrics import BASE, NAME
 from support.fabrics import build_text, diagnostic_lines, edit
 from support.ovsdb import OVN_NB, OVN_SB, OvsdbServers, missing
-from test_script_ownership import IC, OVN_IC_NB, OVN_IC_SB, central_env, ic_databases, ic_script_env
-from test_script_pruning import FABRIC, controller_script, ctl, sh
 
 pytestmark = pytest.mark.lab  # starts real programs: netplan, ovn-ic-nbctl, ovn-nbctl, ovn-sbctl, ovsdb-server...
 

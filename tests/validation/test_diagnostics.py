@@ -391,7 +391,7 @@ def test_every_code_has_an_exact_message_case() -> None:
     core = [code for code, _name, _summary in catalogue() if code[:3] in CORE_FAMILIES]
     assert len(core) >= 40
     missing = sorted(code for code in core if code not in covered)
-    assert not missing, f"add a Case for {missing} to tests/test_diagnostics.py"
+    assert not missing, f"add a Case for {missing} to tests/validation/test_diagnostics.py"
 
 
 @pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)

@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_apply_order import KIND_ORDER, WAVE, built, denies, ident, load_stream, platforms
 
 from fabricgen.pipeline import load
 from support.fabrics import REPO
 from support.health import Cel, kstatus, lua_binary, run_lua
-from test_apply_order import KIND_ORDER, WAVE, built, denies, ident, load_stream, platforms
 
 pytestmark = [
     pytest.mark.lab,

@@ -430,7 +430,7 @@ arp {
 
 @pytest.mark.parametrize("trace", [SNAT_25_03, SNAT_23_03], ids=["ovn-25.03", "ovn-23.03"])
 def test_a_packet_through_conntrack_is_output_with_its_translation(trace: str) -> None:
-    """Printed by the real ovn-trace of each release (tests/test_dataplane.py makes the same rule)."""
+    """Printed by the real ovn-trace of each release (tests/lab/test_dataplane.py makes the same rule)."""
     assert tracing.outputs(trace) == ["ts-ai"]
     assert tracing.translated(trace) == ["ip4.src=169.254.100.250"]
 
