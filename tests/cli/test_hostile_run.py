@@ -1,4 +1,4 @@
-"""scripts/hostile_run.py itself: its quick run reports every family, its exit status is its
+"""tests/hostile_run.py itself: its quick run reports every family, its exit status is its
 verdict, every failure is kept with its reproduction, and a fabricgen that breaks its promises
 fails the families whose checks cover them.
 
@@ -18,7 +18,7 @@ import pytest
 
 from support.fabrics import REPO
 
-SCRIPT = REPO / "scripts" / "hostile_run.py"
+SCRIPT = REPO / "tests" / "hostile_run.py"
 FAMILIES = ("fuzz", "targeted", "interruption", "ovn-scripts", "live-data")
 COUNTS = re.compile(r"^(?P<family>[a-z-]+): held (?P<held>\d+), failed (?P<failed>\d+), skipped (?P<skipped>\d+)",
                     re.MULTILINE)

@@ -1,4 +1,4 @@
-"""The families of `scripts/hostile_run.py`: fabricgen tried as a hostile user would try it.
+"""The families of `tests/hostile_run.py`: fabricgen tried as a hostile user would try it.
 
 Every case runs the installed `fabricgen` as a real process in a private temporary directory
 with a private `FABRICGEN_CACHE_DIR`, and checks only what the documentation (docs/) says (exit codes,

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Try fabricgen as a hostile user would, repeatably, and say per family what held.
 
-    .venv/bin/python scripts/hostile_run.py [--fuzz N] [--seed S] [--quick] [--keep DIR]
+    .venv/bin/python tests/hostile_run.py [--fuzz N] [--seed S] [--quick] [--keep DIR]
                                             [--families fuzz,targeted,interruption,ovn-scripts,live-data]
 
 Every case runs the installed `fabricgen` (default: the one beside this interpreter, i.e. the
 repository's `.venv`) as a real process, in a private temporary directory with a private
-`FABRICGEN_CACHE_DIR`. Families (see each module of `scripts/hostile/`):
+`FABRICGEN_CACHE_DIR`. Families (see each module of `tests/hostile/`):
 
 - `fuzz`: mutants of the sample fabrics in sites/ and tests/golden/, rendered; refused ones
   must be located one-line diagnostics with nothing written, accepted ones must pass their real
@@ -128,7 +128,7 @@ def _run_case(ctx: Context, case: Case, keep_root: Path | None) -> Outcome:
     if work.reasons:
         status = "failed"
         if keep_root is not None:
-            rerun = (f"{sys.executable} scripts/hostile_run.py --families {case.family} --case {case.name} "
+            rerun = (f"{sys.executable} tests/hostile_run.py --families {case.family} --case {case.name} "
                      f"--seed {ctx.seed}{' --quick' if ctx.quick else ''} --keep DIR")
             kept = keep(work, keep_root, work.reasons, rerun)
     remove_tree(work.path)
