@@ -132,13 +132,16 @@ def test_init_ci_runs_in_debian_13_with_its_ovn(tmp_path: Path) -> None:
     workflow = YAML(typ="safe").load(github_text)
     assert set(workflow["jobs"]) == {"check", "verify", "diff"}
     for name, job in workflow["jobs"].items():
-        assert job["container"] == "debian:trixie", name
+        # verify makes network namespaces (its kernel underlay): that container is privileged
+        assert job["container"] == ({"image": "debian:trixie", "options": "--privileged"} if name == "verify"
+                                    else "debian:trixie"), name
         steps = job["steps"]
         runs = [step.get("run", "") for step in steps]
         checkout = next(i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/checkout@"))
         installs = _apt_installs(runs[:checkout])  # git before the checkout, so that it is a git checkout
         assert {"git", "python3-venv", "ca-certificates"} <= installs, name
         assert (installs >= OVN_PACKAGES) == (name in ("verify", "diff")), name
+        assert (installs >= {"iproute2", "nftables", "frr"}) == (name in ("verify", "diff")), name
         # the job runs as root in a workspace the runner's user owns: trusted before git reads it
         assert runs[checkout + 1] == 'git config --global --add safe.directory "$GITHUB_WORKSPACE"', name
         assert any("python3 -m venv /opt/fabricgen" in run and "$GITHUB_PATH" in run for run in runs[:checkout])

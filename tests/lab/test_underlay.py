@@ -138,3 +138,19 @@ def test_verify_reports_the_underlay_in_text_and_json_and_fails_on_it(tmp_path: 
         main(["verify", str(fabric), "--no-underlay"])
     assert "kernel underlay" not in buffer.getvalue()
     assert re.search(r"^0/0 pairs delivered$", buffer.getvalue(), re.MULTILINE)
+
+
+def test_where_the_underlay_cannot_run_verify_says_why_and_how_to_skip_it(tmp_path: Path) -> None:
+    """Without iproute2, nft or vtysh on PATH, verify of a fabric with host output exits 6 naming
+    them and `--no-underlay`, before it starts anything."""
+    import subprocess
+    import sys
+
+    from fabricgen import exit_codes
+
+    env = {**os.environ, "PATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "fabricgen", "verify", str(CLOUDSTACK)], capture_output=True,
+                          text=True, env=env, check=False)
+    assert done.returncode == exit_codes.NO_LAB, done.stderr
+    assert "cannot here: these are missing: ip, nft, vtysh" in done.stderr, done.stderr
+    assert "or pass --no-underlay" in done.stderr and "Traceback" not in done.stderr

@@ -324,7 +324,10 @@ def prove(fabric: Path, actual: Path | None, *, logical: bool = False,
     # proof even where this process was started with SIGINT ignored (a background job of a shell).
     previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        kernel = stage.prove_underlay(head) if underlay else None
+        try:
+            kernel = stage.prove_underlay(head) if underlay else None
+        except stage.UnderlayError as exc:
+            raise assembly.ProofError(f"the kernel underlay failed: {exc}") from None
         result = replace(proof.prove(head, live, data_plane=not logical), underlay=kernel)
         return result, name, unproven(head, result)
     finally:

@@ -65,11 +65,21 @@ class UnderlayProof:
 
 
 def missing() -> str | None:
-    """Why the kernel underlay cannot be built here, or None."""
+    """Why the kernel underlay cannot be built here, or None: the programs, root, and a network
+    namespace made and removed (a container without CAP_SYS_ADMIN has root and cannot)."""
+    lacking = [p for p in ("ip", "nft") if shutil.which(p) is None] + frr.missing()
+    if lacking:
+        return f"these are missing: {', '.join(lacking)}"
     if os.geteuid() != 0:
         return "it makes network namespaces, which takes root"
-    lacking = [p for p in ("ip", "nft") if shutil.which(p) is None] + frr.missing()
-    return f"these are missing: {', '.join(lacking)}" if lacking else None
+    probe = Namespaces()
+    try:
+        probe.add()
+    except UnderlayError as exc:
+        return f"no network namespace can be made here ({exc}; a container needs CAP_SYS_ADMIN: --privileged)"
+    finally:
+        probe.close()
+    return None
 
 
 def _routes(namespace: str) -> list[IPv4Network]:
