@@ -253,6 +253,36 @@ def test_objects_that_drifted_are_named(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 @pytest.mark.lab
+def test_what_other_owners_add_to_a_subnets_policy_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            ovn_tables: dict[str, capture.Observation]) -> None:
+    """A `drop ip4` at 32767 on the backbone, an ACL on prod-web and `private: true` on dev-app,
+    where the fabric renders none of these fields: each changes who reaches the subnet, and a
+    sync, which never set them, leaves them. They read ok before."""
+    drop = {"action": "drop", "direction": "to-lport", "match": "ip4", "priority": 32767}
+
+    def edit(zone: str, objs: dict[kube_objects.ObjectId, Obj]) -> None:
+        if zone == "hq":
+            objs[kube_objects.ObjectId("kubeovn.io", "Subnet", "", "backbone-hq")]["spec"]["acls"] = [drop]
+            objs[kube_objects.ObjectId("kubeovn.io", "Subnet", "", "prod-web")]["spec"]["acls"] = [
+                {**drop, "action": "allow-related", "priority": 3000, "match": "ip4.src == 0.0.0.0/0"}]
+            objs[kube_objects.ObjectId("kubeovn.io", "Subnet", "", "dev-app")]["spec"]["private"] = True
+
+    code, doc, _where = judged(tmp_path, capsys, ovn_tables, edit)
+    assert code in (exit_codes.CHANGED, exit_codes.UNHEALTHY)
+    named = sorted(c["why"] for c in doc["checks"] if c["check"] == "object.policy")
+    assert named == [
+        'Subnet: backbone-hq has spec.acls = [{"action": "drop", "direction": "to-lport", "match": "ip4", '
+        '"priority": 32767}], which the fabric does not render: it changes who reaches the subnet, beside the '
+        "fabric's policy, and a sync leaves it",
+        "Subnet: dev-app has spec.private = true, which the fabric does not render: it changes who reaches the "
+        "subnet, beside the fabric's policy, and a sync leaves it",
+        'Subnet: prod-web has spec.acls = [{"action": "allow-related", "direction": "to-lport", "match": '
+        '"ip4.src == 0.0.0.0/0", "priority": 3000}], which the fabric does not render: it changes who reaches '
+        "the subnet, beside the fabric's policy, and a sync leaves it"]
+    assert ("zone hq", "objects") not in {(c["subject"], c["check"]) for c in doc["checks"] if c["verdict"] == "ok"}
+
+
+@pytest.mark.lab
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 def test_kubectl_with_a_cluster_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:

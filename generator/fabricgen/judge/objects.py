@@ -5,10 +5,17 @@ fabricgen sets (`judge.kube_compare.compare`, which normalises what the API serv
 admission and Kube-OVN add). The Vpc `ovn-cluster` is partial (fabricgen's routes only); its
 route lists are atomic for server-side apply (no list type in the CRD), so a route someone
 added to them is listed on its own line: the next sync removes it.
+
+A Subnet's `acls`, `private` and `allowSubnets` decide who reaches its pods and VMs: they are the
+policy's, so they are compared even where fabricgen renders none of them (a live `drop ip4` on a
+backbone, `private: true` on a tenant subnet, an ACL someone added): each is named as a change to
+the policy (`object.policy`), which the next sync does not undo (server-side apply leaves a field
+it never set).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +43,7 @@ def check(live: AzLive, rendered: Sequence[dict[str, Any]], sync: str) -> list[C
             out.append(Check(subject, "object.missing", DRIFT, f"{oid} is not in the cluster", sync))
             continue
         comparison = kube_compare.compare(obj, found.body)
+        widened = _policy_fields(obj, found.body) if oid.kind == "Subnet" else []
         routes = []
         if oid.kind == "Vpc" and oid.name == DEFAULT_VPC:
             routes = comparison.extra_items("spec", "staticRoutes") + comparison.extra_items("spec", "policyRoutes")
@@ -52,11 +60,28 @@ def check(live: AzLive, rendered: Sequence[dict[str, Any]], sync: str) -> list[C
             detail = "; ".join(d.describe() for d in others[:SHOWN])
             more = f" (and {len(others) - SHOWN} more)" if len(others) > SHOWN else ""
             out.append(Check(subject, "object.changed", DRIFT, f"{oid} differs: {detail}{more}", sync))
-        elif not routes:
+        elif not routes and not widened:
             same += 1
+        if widened:
+            out.append(Check(subject, "object.policy", DRIFT,
+                             f"{oid} has {'; '.join(widened)}, which the fabric does not render: it changes who "
+                             "reaches the subnet, beside the fabric's policy, and a sync leaves it",
+                             "declare it in the fabric (policy, or the subnet's acls) or remove it from the "
+                             "Subnet (kubectl edit subnet)"))
     if same == len(rendered) and rendered:
         out.append(Check(subject, "objects", OK, f"all {same} rendered object(s) are in the cluster as rendered"))
     return out
+
+
+POLICY_FIELDS = {"acls": [], "private": False, "allowSubnets": []}  # a Subnet's fields and their zero value
+
+
+def _policy_fields(rendered: dict[str, Any], live: dict[str, Any]) -> list[str]:
+    """The policy fields of a live Subnet that the rendered one does not set, where the live value
+    is not the zero value."""
+    spec, live_spec = rendered.get("spec") or {}, live.get("spec") or {}
+    return [f"spec.{name} = {json.dumps(live_spec[name], sort_keys=True)}" for name, zero in POLICY_FIELDS.items()
+            if name not in spec and live_spec.get(name, zero) not in (zero, None)]
 
 
 def _route(item: Any) -> str:
