@@ -92,6 +92,15 @@ UNDERLAY = ("the underlay between chassis is simulated as ideal (every tunnel en
             "MTU but the one the fabric declares): a missing route or firewall rule between hosts is not proven")
 
 
+# Said under every proof with an interconnected deployment: how its members are wired in the lab.
+WIRING = ("a deployment's VMs and pods sit in the lab straight behind its interconnection router: the route from "
+          "a Neutron router, or OVN-Kubernetes' ovn_cluster_router and join switch, to that router is not proven")
+
+
+def wiring(proof: Proof) -> str | None:
+    return WIRING if any(az.kind == "deployment" for az in proof.azs) else None
+
+
 def unproven(head: Build, proof: Proof) -> str | None:
     """What a proof of no pair leaves unproven, in words; None when it proved pairs or when there is
     truly nothing to prove (one AZ and no OVN deployment: no path between AZs exists)."""
@@ -176,6 +185,8 @@ def text(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
         lines += underlay_report.failures(proof.underlay)
     if proof.azs or proof.underlay is not None:
         lines.append(underlay_said(proof))
+    if wiring(proof):
+        lines.append(WIRING)
     if proof.endpoints:
         rows = list(_matrix_rows(proof))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -208,6 +219,7 @@ def markdown(proof: Proof, fabric: str, note: str | None = None) -> str:
         lines += [f"{proven_with(proof)}.", ""]
         lines += [note, ""] if note else []
         lines += [f"Not proven: {UNDERLAY}.", ""] if proof.underlay is None else []
+        lines += [f"Not proven: {WIRING}.", ""] if wiring(proof) else []
         lines += [f"> **Warning**: {w}" for w in version_warnings(proof)]
         lines += [""] if version_warnings(proof) else []
     elif note:
@@ -252,6 +264,7 @@ def as_json(proof: Proof, fabric: str, not_proven: str | None = None) -> str:
            "notProven": not_proven,
            "underlay": underlay_said(proof),
            "kernelUnderlay": underlay_report.as_dict(proof.underlay) if proof.underlay is not None else None,
+           "wiring": wiring(proof),
            "mode": "data-plane" if proof.data_plane else "logical",
            "ovn": proof.ovn_version or None, "ovs": proof.ovs_version or None,
            "warnings": version_warnings(proof),
