@@ -95,6 +95,35 @@ def test_an_ovn_kubernetes_policy_is_the_rows_ovn_kubernetes_writes() -> None:
     assert all("tier=2" in c for c in commands if c[1:3] == ["create", "ACL"])
 
 
+def test_ovn_kubernetes_rows_are_those_of_the_declared_release() -> None:
+    """Two ipBlocks (one with an except) on TCP 5432 and 8443: v1.0.0 writes one ACL per block,
+    v1.3.0 one for both (commit fd2701582, `gress_policy.go` `getMatchFromIPBlock`); both list the
+    ports as `tcp.dst=={5432,8443}` (`getL4Match`) and name the ACL NP:<namespace>:<policy>:Ingress:<rule>."""
+    policy = {"metadata": {"name": "db", "namespace": "shop"},
+              "spec": {"podSelector": {}, "policyTypes": ["Ingress"],
+                       "ingress": [{"from": [{"ipBlock": {"cidr": "10.100.20.0/24"}},
+                                             {"ipBlock": {"cidr": "10.200.0.0/16", "except": ["10.200.1.0/24"]}}],
+                                    "ports": [{"protocol": "TCP", "port": 5432}, {"protocol": "TCP", "port": 8443}]}]}}
+    pods = [ovn_kubernetes.Pod("shop", (("app", "db"),), "pod-a", "10.128.0.10")]
+    group = ovn_kubernetes.hash_for_ovn("default-network-controller:NetworkPolicy:shop:db")
+
+    def allows(version: str) -> tuple[list[str], list[list[str]]]:
+        acls, commands = ovn_kubernetes.commands([policy], pods, tiers=True, version=version)
+        return [a.match for a in acls if a.action == "allow-related"], commands
+
+    old, _ = allows("v1.0.0")
+    assert old == [f"ip4.src == 10.100.20.0/24 && tcp && tcp.dst=={{5432,8443}} && outport == @{group}",
+                   f"ip4.src == 10.200.0.0/16 && ip4.src != {{10.200.1.0/24}} && tcp && tcp.dst=={{5432,8443}} && "
+                   f"outport == @{group}"]
+    new, commands = allows("v1.3.0")
+    assert new == [f"(ip4.src == 10.100.20.0/24 || (ip4.src == 10.200.0.0/16 && ip4.src != {{10.200.1.0/24}})) && "
+                   f"tcp && tcp.dst=={{5432,8443}} && outport == @{group}"]
+    created = next(c for c in commands if c[1:3] == ["create", "ACL"] and "action=allow-related" in c)
+    assert 'name="NP:shop:db:Ingress:0"' in created
+    assert 'external_ids:"k8s.ovn.org/id"="default-network-controller:NetworkPolicy:shop:db:Ingress:0:tcp:-2"' \
+        in created and 'external_ids:"ip-block-index"="-2"' in created, created
+
+
 # ---------------------------------------------------------------- in the lab, with packets
 @pytest.mark.lab
 @pytest.mark.parametrize("programs", BOTH)

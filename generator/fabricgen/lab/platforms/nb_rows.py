@@ -24,11 +24,13 @@ def pairs(column: str, values: Mapping[str, str]) -> list[str]:
 
 
 def acl(table: str, holder: str, direction: str, priority: int, match: str, action: str, *, tier: int | None = None,
-        external_ids: Mapping[str, str] | None = None, options: Mapping[str, str] | None = None) -> list[list[str]]:
+        external_ids: Mapping[str, str] | None = None, options: Mapping[str, str] | None = None,
+        name: str | None = None) -> list[list[str]]:
     """An ACL created and added to a logical switch or port group (`table`, `holder`); `tier`
-    only where the schema has ACL tiers (OVN 23.06 and later)."""
-    name = ref("acl")
-    return [[f"--id={name}", "create", "ACL", f"direction={direction}", f"priority={priority}",
+    only where the schema has ACL tiers (OVN 23.06 and later); `name`, the ACL's own name column."""
+    row = ref("acl")
+    return [[f"--id={row}", "create", "ACL", f"direction={direction}", f"priority={priority}",
              f"match={json.dumps(match)}", f"action={action}", *([f"tier={tier}"] if tier is not None else []),
+             *([f"name={json.dumps(name)}"] if name is not None else []),
              *pairs("external_ids", external_ids or {}), *pairs("options", options or {})],
-            ["add", table, holder, "acls", name]]
+            ["add", table, holder, "acls", row]]

@@ -1,6 +1,6 @@
 """What OVN-Kubernetes writes into its northbound DB for the rendered NetworkPolicies.
 
-Modelled on ovn-org/ovn-kubernetes v1.0.0 (the same at its 2024 master), `go-controller/pkg/ovn/`
+Modelled on ovn-kubernetes v1.0.0 and v1.3.0, `go-controller/pkg/ovn/`
 `base_network_controller_policy.go` (`createDefaultDenyPGAndACLs`, `buildDenyACLs`),
 `gress_policy.go` (`buildLocalPodACLs`, `getMatchFromIPBlock`), `pkg/libovsdb/util/acl.go`
 (`BuildACL`, `getL4Match`) and `pkg/types/const.go`:
@@ -9,11 +9,16 @@ Modelled on ovn-org/ovn-kubernetes v1.0.0 (the same at its 2024 master), `go-con
   selected pods join the direction's group its `policyTypes` names. Ingress: `outport == @G`
   drop at 1000 and `outport == @G && (arp || nd)` allow at 1001, `to-lport`; egress the same
   with `inport`, `from-lport` and `options:apply-after-lb=true`;
-- per policy, a port group of its selected pods, and per ingress rule an `allow-related` ACL at
-  1001, `to-lport`: `L3 && L4 && outport == @P`, where L3 is `ip4.src == CIDR` per ipBlock (one
-  ACL each) or `ip4.src == {$A}` for the rule's pod selectors (an Address_Set of the selected
-  pods' addresses), and L4 `tcp && tcp.dst==N` (`N<=tcp.dst<=M` for a range, several joined as
-  `tcp && (... || ...)`), none for a rule without ports;
+- per policy, a port group of its selected pods, and per ingress rule and protocol an
+  `allow-related` ACL at 1001, `to-lport`, named `NP:<namespace>:<policy>:Ingress:<index>` (63
+  characters at most): `L3 && L4 && outport == @P`, where L3 is, for the rule's ipBlocks, before
+  v1.3.0 `ip4.src == CIDR` (` && ip4.src != {EXCEPT, ...}`) in one ACL per ipBlock
+  (`ip-block-index` its position), from v1.3.0 one ACL for all of them, `(B1 || B2)` with each
+  block in parentheses where it has an `except` (`ip-block-index` -2; commit fd2701582), and for
+  the rule's pod selectors `ip4.src == {$A}` (an Address_Set of the selected pods' addresses,
+  `ip-block-index` -1); L4 (`getL4Match`, the same at both) `tcp && tcp.dst==N`, several ports
+  `tcp.dst=={N,M}`, a range `N<=tcp.dst<=M`, a list beside ranges `tcp && (... || ...)`, none for
+  a rule without ports;
 - every ACL in tier 2 (`DefaultACLTier`, where the schema has tiers), with the
   `k8s.ovn.org/owner-controller`, `owner-type` and `id` external_ids.
 
@@ -78,18 +83,45 @@ def _short(selector: Mapping[str, Any]) -> str:
 
 
 def _l4(ports: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """`getL4Match` per protocol: `tcp && tcp.dst==N`, a range `N<=tcp.dst<=M`."""
-    by: dict[str, list[str]] = {}
+    """`getL4Match` per protocol (`pkg/libovsdb/util/acl.go`): `tcp && tcp.dst==N`, several ports
+    `tcp.dst=={N,M}`, a range `N<=tcp.dst<=M`, a port list beside ranges `tcp && (... || ...)`."""
+    singles: dict[str, list[str]] = {}
+    ranges: dict[str, list[str]] = {}
     for port in ports:
         protocol = str(port.get("protocol", "TCP")).lower()
+        singles.setdefault(protocol, [])
+        ranges.setdefault(protocol, [])
         if "port" not in port:
-            by.setdefault(protocol, [])
             continue
         end = port.get("endPort")
-        by.setdefault(protocol, []).append(f"{port['port']}<={protocol}.dst<={end}" if end else
-                                           f"{protocol}.dst=={port['port']}")
-    return {p: p if not terms else f"{p} && {terms[0]}" if len(terms) == 1 else f"{p} && ({' || '.join(terms)})"
-            for p, terms in by.items()}
+        if end:
+            ranges[protocol].append(f"{port['port']}<={protocol}.dst<={end}")
+        else:
+            singles[protocol].append(str(port["port"]))
+    out = {}
+    for protocol, listed in singles.items():
+        terms = ([f"{protocol}.dst=={listed[0]}" if len(listed) == 1 else f"{protocol}.dst=={{{','.join(listed)}}}"]
+                 if listed else []) + ranges[protocol]
+        out[protocol] = (protocol if not terms else f"{protocol} && {terms[0]}" if len(terms) == 1
+                         else f"{protocol} && ({' || '.join(terms)})")
+    return out
+
+
+def _block(peer: Mapping[str, Any], *, combined: bool) -> str:
+    """`getMatchFromIPBlock` of one ipBlock: in parentheses where it has an `except` and the
+    blocks are combined (v1.3.0)."""
+    block = peer["ipBlock"]
+    match = f"ip4.src == {block['cidr']}"
+    if block.get("except"):
+        match += f" && ip4.src != {{{', '.join(block['except'])}}}"
+        return f"({match})" if combined else match
+    return match
+
+
+def combines_ip_blocks(version: str) -> bool:
+    """From v1.3.0 a rule's ipBlocks are one ACL (commit fd2701582)."""
+    major, minor = (int(part) for part in version.lstrip("v").split(".")[:2])
+    return (major, minor) >= (1, 3)
 
 
 def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
@@ -100,8 +132,8 @@ def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
 class Rows:
     """The rows of one cluster's NetworkPolicies, built up as ovn-nbctl commands."""
 
-    def __init__(self, pods: Sequence[Pod], *, tiers: bool) -> None:
-        self.pods, self.tiers = pods, tiers
+    def __init__(self, pods: Sequence[Pod], *, tiers: bool, version: str = "v1.3.0") -> None:
+        self.pods, self.tiers, self.combined = pods, tiers, combines_ip_blocks(version)
         self.commands: list[list[str]] = []
         self.acls: list[Acl] = []
         self._groups: dict[str, tuple[list[str], Mapping[str, str]]] = {}  # name -> its ports, external_ids
@@ -116,9 +148,11 @@ class Rows:
                 for command in (["pg-add", name, *ports],
                                 ["set", "Port_Group", name, *nb_rows.pairs("external_ids", ids)])]
 
-    def _acl(self, group: str, acl: Acl, ids: Mapping[str, str], options: Mapping[str, str] | None = None) -> None:
+    def _acl(self, group: str, acl: Acl, ids: Mapping[str, str], options: Mapping[str, str] | None = None,
+             name: str | None = None) -> None:
         self.commands += nb_rows.acl("Port_Group", group, acl.direction, acl.priority, acl.match, acl.action,
-                                     tier=TIER if self.tiers else None, external_ids=ids, options=options)
+                                     tier=TIER if self.tiers else None, external_ids=ids, options=options,
+                                     name=name[:63] if name is not None else None)
         self.acls.append(acl)
 
     def default_deny(self, namespace: str, direction: str, pods: Sequence[str]) -> None:
@@ -137,7 +171,8 @@ class Rows:
                                                ALLOW_PRIORITY)):
             self._acl(name, Acl(way, priority, match, action, owner),
                       _ids("NetpolNamespace", f"{namespace}:{direction}:{kind}", **{
-                          "k8s.ovn.org/name": namespace, "direction": direction, "type": kind}), options)
+                          "k8s.ovn.org/name": namespace, "direction": direction, "type": kind}), options,
+                      f"NP:{namespace}:{direction}")
 
     def policy(self, obj: Mapping[str, Any]) -> None:
         namespace, name = str(obj["metadata"]["namespace"]), str(obj["metadata"]["name"])
@@ -152,9 +187,10 @@ class Rows:
         owner = f"OVN-Kubernetes NetworkPolicy {namespace}/{name}"
         for index, rule in enumerate(spec.get("ingress", [])):
             peers = rule.get("from", [])
-            l3: list[tuple[int, str]] = [(i, f"ip4.src == {p['ipBlock']['cidr']}" + "".join(
-                f" && ip4.src != {{{e}}}" for e in p["ipBlock"].get("except", [])))
-                for i, p in enumerate(p for p in peers if "ipBlock" in p)]
+            blocks = [_block(p, combined=self.combined) for p in peers if "ipBlock" in p]
+            l3: list[tuple[int, str]] = list(enumerate(blocks))
+            if self.combined and blocks:
+                l3 = [(-2, blocks[0] if len(blocks) == 1 else f"({' || '.join(blocks)})")]
             selectors = [p for p in peers if "ipBlock" not in p]
             if selectors:
                 addresses = self.address_set(namespace, selectors)
@@ -169,7 +205,8 @@ class Rows:
                               _ids("NetworkPolicy", key, **{"k8s.ovn.org/name": f"{namespace}:{name}",
                                                             "direction": "Ingress", "gress-index": str(index),
                                                             "port-policy-protocol": protocol,
-                                                            "ip-block-index": str(block)}))
+                                                            "ip-block-index": str(block)}),
+                              name=f"NP:{namespace}:{name}:Ingress:{index}")
 
     def address_set(self, namespace: str, peers: Sequence[Mapping[str, Any]]) -> str:
         """The Address_Set of the pods the rule's selector peers select (one, in the lab)."""
@@ -185,10 +222,11 @@ class Rows:
         return name
 
 
-def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool
+def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool, version: str = "v1.3.0"
              ) -> tuple[list[Acl], list[list[str]]]:
-    """The rows of a cluster's rendered NetworkPolicies over the lab's pods (one transaction)."""
-    rows = Rows(pods, tiers=tiers)
+    """The rows of a cluster's rendered NetworkPolicies over the lab's pods (one transaction), as
+    OVN-Kubernetes `version` writes them."""
+    rows = Rows(pods, tiers=tiers, version=version)
     for obj in policies:
         rows.policy(obj)
     return rows.acls, rows.groups() + rows.commands

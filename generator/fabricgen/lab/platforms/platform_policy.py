@@ -116,7 +116,13 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
     for cluster in sorted(clusters):
         policies = [o for o in build.objects_within(cluster) if o.get("kind") == "NetworkPolicy"]
         if policies and pods.get(cluster):
-            acls, commands = ovn_kubernetes.commands(policies, pods[cluster], tiers=tiers)
+            acls, commands = ovn_kubernetes.commands(policies, pods[cluster], tiers=tiers,
+                                                     version=_version(join, cluster))
             out.acls += acls
             out.commands += commands
     return out
+
+
+def _version(join: DeploymentJoin, cluster: str) -> str:
+    """The OVN-Kubernetes release a cluster of the deployment declares."""
+    return next(str(getattr(c, "version", "v1.3.0")) for c in join.deployment.consumers if c.name == cluster)
