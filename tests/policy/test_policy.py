@@ -543,3 +543,23 @@ def test_security_group_rules_are_written_as_neutron_stores_them() -> None:
         ("fabricgen shop-api-to-shop-db: any from 10.128.0.0/14", "any", None, None)]
     descriptions = [r["description"] for r in task["openstack.cloud.security_group"]["security_group_rules"]]
     assert len(descriptions) == len(set(descriptions))
+
+
+def test_a_rule_a_later_rule_of_every_port_allows_is_named_in_either_order() -> None:
+    """tcp/5432 then `any` between the same groups: the first allows nothing the second does not
+    (FG906 said so only in the other order), and as two security group rules they would overlap."""
+    text = OSK.read_text()
+    text = edit(text, '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n',
+                '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n'
+                '    - {from: shop-web, to: shop-db, protocol: udp, ports: ["53"]}\n'
+                '    - {from: shop-web, to: shop-db, protocol: any}\n')
+    lines = [line for line in diagnostic_lines(text, "sites/openstack-k8s/fabric.yaml") if "[FG906]" in line]
+    assert [line.split(": ")[1] for line in lines] == ["policy.rules[0]", "policy.rules[1]"], lines
+    assert lines[0].endswith("rules[2] (shop-web-to-shop-db, any, every port) allows all of shop-web-to-shop-db "
+                             "too; drop this one (the security group's rules would also overlap) [FG906]"), lines
+    swapped = edit(text, '    - {from: shop-web, to: shop-db, protocol: any}\n', "")
+    swapped = edit(swapped, '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n',
+                   '    - {from: shop-web, to: shop-db, protocol: any}\n'
+                   '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n')
+    lines = [line for line in diagnostic_lines(swapped, "sites/openstack-k8s/fabric.yaml") if "[FG906]" in line]
+    assert [line.split(": ")[1] for line in lines] == ["policy.rules[1]", "policy.rules[2]"], lines

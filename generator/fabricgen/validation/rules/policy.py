@@ -175,13 +175,17 @@ def source_without_address(fabric: Fabric) -> Iterator[Finding]:
             yield from check(item.from_, item.to)
 
 
-@rule("FG906", "policy-shadowed-rule", "A rule allows nothing the rules before it do not already allow.")
+@rule("FG906", "policy-shadowed-rule",
+      "A rule allows nothing the rules before it do not already allow, or a later rule allows all it does.")
 def shadowed(fabric: Fabric) -> Iterator[Finding]:
     # per (from, to, protocol): whether every port is allowed already, and the allowed port ranges
-    # merged and sorted, so that 10,000 rules take one pass (a containment test is a bisection)
+    # merged and sorted, so that 10,000 rules take one pass (a containment test is a bisection);
+    # per (from, to) the earlier rules a later rule of every port (or `any`) makes redundant
     every: set[tuple[str, str, str]] = set()
     ranges: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
-    for r, item in enumerate(fabric.policy.rules):
+    earlier: dict[tuple[str, str], list[int]] = {}
+    rules = fabric.policy.rules
+    for r, item in enumerate(rules):
         key = (item.from_, item.to, item.protocol)
         wanted = [port_range(p) for p in item.ports]
         if any(not 1 <= a <= b <= 65535 for a, b in wanted):
@@ -191,10 +195,20 @@ def shadowed(fabric: Fabric) -> Iterator[Finding]:
             yield Finding("FG906", ("policy", "rules", r),
                           f"the rules before it already allow all of {rule_name(item)}; drop this one",
                           Severity.WARNING)
-        if not wanted:
+            continue
+        pair = (item.from_, item.to)
+        if not wanted:  # every port of a protocol, or `any`: what came before of it is redundant
+            covered = [e for e in earlier.get(pair, []) if item.protocol in ("any", rules[e].protocol)]
+            for e in covered:
+                yield Finding("FG906", ("policy", "rules", e),
+                              f"rules[{r}] ({rule_name(item)}, {item.protocol}, every port) allows all of "
+                              f"{rule_name(rules[e])} too; drop this one (the security group's rules would also "
+                              "overlap)", Severity.WARNING)
+            earlier[pair] = [e for e in earlier.get(pair, []) if e not in covered]
             every.add(key)
         else:
             ranges[key] = merged_ports(ranges.get(key, []) + wanted)
+        earlier.setdefault(pair, []).append(r)
 
 
 def _within(ranges: list[tuple[int, int]], a: int, b: int) -> bool:
