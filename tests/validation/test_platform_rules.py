@@ -130,6 +130,13 @@ CASES = [
      "on host 'kvm01' (bridges: cloudbr0, cloudbr1); the CloudStack agent plugs the public network into "
      "this device, so it must be an OVS bridge: name a declared bridge, or declare 'eth1' under the "
      "host's bridges [FG608]"),
+    ("FG601", ("      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n",
+               "      - platform: cloudstack\n        name: zone1\n        hosts: [kvm01]\n"
+               "      - platform: openstack\n        name: region-one\n        hosts: [kvm01]\n"),
+     "sites/t/fabric.yaml:50:17: ovnDeployments[0].consumers[1].hosts[0]: host 'kvm01' already belongs to 'zone1'; "
+     "a chassis serves one platform: each platform's agent (nova-compute and Neutron's OVN agents, the CloudStack "
+     "agent, ovnkube-node) owns the host's Open vSwitch settings (bridge mappings, gateway options, the VM or pod "
+     "ports), and configure-ovn-host.sh writes one platform's; give each platform hosts of its own [FG601]"),
     ("FG601", ("        hosts: [kvm01]\n", "        hosts: [kvm01, kvm09]\n"),
      "sites/t/fabric.yaml:47:24: ovnDeployments[0].consumers[0].hosts[1]: host 'kvm09' is not a host of "
      "deployment 'dc'; declare it under hosts (declared: kvm01, kvm02) [FG601]"),

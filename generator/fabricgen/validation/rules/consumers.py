@@ -29,7 +29,10 @@ def consumer_host(fabric: Fabric) -> Iterator[Finding]:
                                   f"{', '.join(names) or 'none'})")
                 elif host in owners:
                     yield Finding("FG601", path, f"host {host!r} already belongs to {owners[host]!r}; a "
-                                  "chassis serves one platform")
+                                  "chassis serves one platform: each platform's agent (nova-compute and Neutron's OVN "
+                                  "agents, the CloudStack agent, ovnkube-node) owns the host's Open vSwitch "
+                                  "settings (bridge mappings, gateway options, the VM or pod ports), and "
+                                  "configure-ovn-host.sh writes one platform's; give each platform hosts of its own")
                 owners.setdefault(host, consumer.name)
 
 
