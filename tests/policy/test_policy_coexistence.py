@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from fabricgen.lab import assembly
-from fabricgen.lab.ovn.sandbox import NB
+from fabricgen.lab.ovn.databases import NB
 from fabricgen.lab.platforms import coexistence
 from fabricgen.lab.provers import member_flows
 from support.fabrics import REPO, build_file, diagnostic_lines

@@ -279,7 +279,7 @@ def test_neutron_and_ovn_kubernetes_in_one_northbound_db() -> None:
     """Neutron's rows in tier 0 and OVN-Kubernetes' in tier 2 side by side in one NB: a VM and a pod
     of the same AZ reach each other exactly as the policy says, each direction decided by the
     destination's platform, the replies by conntrack."""
-    from fabricgen.lab.ovn.sandbox import NB
+    from fabricgen.lab.ovn.databases import NB
 
     with assembly.running(build_text(one_northbound_db(), "sites/openstack-k8s/fabric.yaml"), data_plane=True,
                           programs=DEBIAN13) as lab:

@@ -19,9 +19,10 @@ import pytest
 from fabricgen.cli import main
 from fabricgen.judge.interconnection import _transit_switches
 from fabricgen.lab import assembly
+from fabricgen.lab.ovn.databases import IC_SB, NB
 from fabricgen.lab.ovn.programs import PREFIX_VARIABLE, Programs
 from fabricgen.lab.ovn.running import poll
-from fabricgen.lab.ovn.sandbox import IC_SB, NB, rotated
+from fabricgen.lab.ovn.sandbox import rotated
 from fabricgen.observe.icsb_show import parse
 from support.fabrics import REPO, build_text
 

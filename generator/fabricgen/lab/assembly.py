@@ -30,9 +30,10 @@ from typing import Any
 from fabricgen import exit_codes
 from fabricgen.errors import FabricgenError
 from fabricgen.lab.ovn.chassis import ChassisSpec, Underlay
+from fabricgen.lab.ovn.databases import IC_SB, NB, SB
 from fabricgen.lab.ovn.programs import Programs
 from fabricgen.lab.ovn.running import SandboxError, parallel, poll
-from fabricgen.lab.ovn.sandbox import IC_SB, NB, SB, Sandbox, ZoneSpec, atoms, transit_mac, workdir
+from fabricgen.lab.ovn.sandbox import Sandbox, ZoneSpec, atoms, transit_mac, workdir
 from fabricgen.lab.platforms import kubeovn, platform_policy
 from fabricgen.lab.provers.paths import Endpoint
 from fabricgen.pipeline import Build

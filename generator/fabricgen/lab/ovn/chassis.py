@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
+from fabricgen.lab.ovn.databases import SB
 from fabricgen.lab.ovn.running import SandboxError, parallel, poll, run
-from fabricgen.lab.ovn.sandbox import SB, Sandbox
+from fabricgen.lab.ovn.sandbox import Sandbox
 from fabricgen.lab.ovn.settling import Counts, Port, read_counts
 from fabricgen.lab.ovn.unixctl import Client, UnixctlError
 from fabricgen.model.ovn import TUNNEL_OVERHEAD

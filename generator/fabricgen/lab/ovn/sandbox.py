@@ -26,11 +26,8 @@ process. Readiness is polled with a bounded number of retries, never with a dead
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import os
 import shutil
-import signal
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,12 +36,13 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fabricgen.lab.ovn.processes import lab_processes, names_directory, terminate
+from fabricgen.lab.ovn.daemons import Daemons
+from fabricgen.lab.ovn.databases import IC_SB, SB
 from fabricgen.lab.ovn.programs import CONTROL_PLANE, OVN_SCHEMAS, Programs
 from fabricgen.lab.ovn.programs import SYSTEM_DIRS as SYSTEM_DIRS  # where Debian puts ovsdb-server
 from fabricgen.lab.ovn.running import INTERRUPTED, SandboxError, parallel, poll, run
 from fabricgen.lab.ovn.tracers import Tracers
-from fabricgen.lab.ovn.unixctl import Client, UnixctlError
+from fabricgen.lab.ovn.unixctl import Client
 
 SCHEMA_DIR = Path("/usr/share/ovn")  # the system's; a prefix has its own (`Programs.ovn_schemas`)
 BINARIES = CONTROL_PLANE
@@ -53,10 +51,7 @@ DEBIAN_PACKAGES = ("ovn-central", "ovn-host", "ovn-ic", "ovn-ic-db", "openvswitc
 INSTALL_COMMAND = "apt-get install " + " ".join(DEBIAN_PACKAGES)
 ROUTER = "ovn-cluster"
 TRANSIT_SUBNET = IPv4Network("169.254.100.0/24")
-CTL_TIMEOUT = 20  # seconds ovn-*ctl wait for a database before giving up
 _SOCKET_PATH_MAX = 107
-STOP_ROUNDS = 20  # rounds of looking for a lab process still running after the pidfiles' were stopped
-NB, SB, IC_NB, IC_SB = "OVN_Northbound", "OVN_Southbound", "OVN_IC_Northbound", "OVN_IC_Southbound"
 
 T = TypeVar("T")
 
@@ -103,7 +98,7 @@ class ZoneSpec:
 
 
 @dataclass
-class Sandbox(Tracers):
+class Sandbox(Daemons, Tracers):
     """A running sandbox. Use `start()`, then `stop()` (or the `running` context manager)."""
 
     workdir: Path
@@ -135,138 +130,6 @@ class Sandbox(Tracers):
         host = int(zone.transit_address) - int(self.transit_subnet.network_address)
         return IPv4Interface(f"{subnet.network_address + host % subnet.num_addresses}/{subnet.prefixlen}")
 
-    @property
-    def ic_nb(self) -> str:
-        return f"unix:{self.workdir / 'ic' / 'ic_nb.sock'}"
-
-    @property
-    def ic_sb(self) -> str:
-        return f"unix:{self.workdir / 'ic' / 'ic_sb.sock'}"
-
-    def nb_db(self, zone: str) -> str:
-        return f"unix:{self.workdir / zone / 'nb.sock'}"
-
-    def sb_db(self, zone: str) -> str:
-        return f"unix:{self.workdir / zone / 'sb.sock'}"
-
-    def env(self) -> dict[str, str]:
-        """Environment for OVN tools: every default run/log/db directory inside the work dir."""
-        env = {**os.environ, "PATH": self.programs.search_path()}
-        for var in ("OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVN_RUNDIR", "OVN_LOGDIR", "OVN_DBDIR"):
-            env[var] = str(self.workdir)
-        for var in ("OVN_NB_DB", "OVN_SB_DB", "OVN_IC_NB_DB", "OVN_IC_SB_DB", "OVN_NB_DAEMON"):
-            env.pop(var, None)
-        return env
-
-    # ------------------------------------------------------------ tools
-    def _ctl(self, tool: str, db: str, args: Sequence[str]) -> str:
-        return run([tool, f"--db={db}", f"--timeout={CTL_TIMEOUT}", *args], env=self.env())
-
-    def icnb(self, *args: str) -> str:
-        return self._ctl("ovn-ic-nbctl", self.ic_nb, args)
-
-    def icsb(self, *args: str) -> str:
-        return self._ctl("ovn-ic-sbctl", self.ic_sb, args)
-
-    def nb(self, zone: str, *args: str) -> str:
-        return self._ctl("ovn-nbctl", self.nb_db(zone), args)
-
-    def sb(self, zone: str, *args: str) -> str:
-        return self._ctl("ovn-sbctl", self.sb_db(zone), args)
-
-    def trace(self, zone: str, datapath: str, flow: str, *options: str) -> str:
-        """`ovn-trace` in one zone (23.03 takes `--db=`, not `--ovnsb=`): a new process that reads
-        the SB as it is now. `start_tracers` and `traced` answer many traces faster."""
-        return run(["ovn-trace", f"--db={self.sb_db(zone)}", *options, datapath, flow], env=self.env())
-
-    def sync(self, zone: str) -> None:
-        """Wait until northd has compiled the zone's NB into its SB."""
-        self.sync_all([zone])
-
-    def sync_all(self, zones: Iterable[str]) -> None:
-        """`ovn-nbctl --wait=sb sync` in every zone at once: each NB_Global's `nb_cfg` raised, then
-        waited for until northd has answered with `sb_cfg` (on the databases' sockets, no process)."""
-        wanted = {}
-        for zone in zones:
-            result = self.transact(self.nb_db(zone), NB, [
-                {"op": "mutate", "table": "NB_Global", "where": [], "mutations": [["nb_cfg", "+=", 1]]},
-                {"op": "select", "table": "NB_Global", "where": [], "columns": ["nb_cfg"]}])
-            wanted[zone] = int(result[1]["rows"][0]["nb_cfg"])
-
-        def done() -> bool:
-            for zone in list(wanted):
-                row = self.rows(self.nb_db(zone), NB, "NB_Global", ["sb_cfg"])[0]
-                if int(row["sb_cfg"]) >= wanted[zone]:
-                    del wanted[zone]
-            return not wanted
-
-        poll("northd to compile every NB into its SB", done)
-
-    # ------------------------------------------------------------ OVSDB on its socket
-    def transact(self, db: str, database: str, operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """One OVSDB transaction (RFC 7047 `transact`) on a database's unix socket (`unix:PATH`):
-        what the ctl tools send, without starting one."""
-        if INTERRUPTED.is_set():
-            raise SandboxError("interrupted")
-        try:
-            with Client(Path(db.removeprefix("unix:")), timeout=CTL_TIMEOUT) as client:
-                result = client.request("transact", [database, *operations])
-        except (OSError, UnixctlError) as exc:
-            raise SandboxError(f"{database} at {db}: {exc}") from None
-        errors = [r for r in result if isinstance(r, dict) and "error" in r] if isinstance(result, list) else [result]
-        if errors:
-            raise SandboxError(f"{database} at {db}: {errors[0]}")
-        return list(result)
-
-    def rows(self, db: str, database: str, table: str, columns: Sequence[str],
-             where: Sequence[tuple[str, str, object]] = ()) -> list[dict[str, Any]]:
-        """The rows of a table (`where`: OVSDB conditions), the given columns only. ovsdb-server
-        returns rows that are alike in those columns once: to count rows, ask for `_uuid` too."""
-        result = self.transact(db, database, [{"op": "select", "table": table, "where": [list(c) for c in where],
-                                               "columns": list(columns)}])
-        return list(result[0]["rows"])
-
-    # ------------------------------------------------------------ daemons
-    def _template(self, schema: str) -> Path:
-        """An empty database file of `schema`, created once and copied for every server."""
-        path = self.workdir / "templates" / f"{schema}.db"
-        with self._lock:
-            if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                run(["ovsdb-tool", "create", str(path), str(self._schema_path(schema))], env=self.env())
-        return path
-
-    @functools.cached_property
-    def acl_tiers(self) -> bool:
-        """The northbound schema has ACL tiers (OVN 23.06 and later)."""
-        tables = json.loads(self._schema_path("ovn-nb.ovsschema").read_text())["tables"]
-        return "tier" in tables["ACL"]["columns"]
-
-    def _schema_path(self, schema: str) -> Path:
-        if schema == "vswitch.ovsschema":
-            return self.programs.ovs_schema
-        return self.programs.ovn_schemas / schema
-
-    def _start_db(self, directory: Path, name: str, schema: str) -> None:
-        db = directory / f"{name}.db"
-        shutil.copyfile(self._template(schema), db)
-        self._daemon(directory, name, [
-            "ovsdb-server", f"--remote=punix:{directory / f'{name}.sock'}", str(db),
-        ])
-
-    def _daemon(self, directory: Path, name: str, argv: list[str], *, env: dict[str, str] | None = None,
-                unixctl: bool = True) -> None:
-        """Start a daemon detached, its pidfile, log and control socket (`unixctl=False`: the
-        daemon's own default, `<OVN_RUNDIR>/<program>.<pid>.ctl`) named after `name` in `directory`."""
-        if self._stopped:
-            raise SandboxError("the sandbox is stopping")
-        pidfile = directory / f"{name}.pid"
-        with self._lock:
-            self._pidfiles.append(pidfile)
-        control = [f"--unixctl={directory / f'{name}.ctl'}"] if unixctl else []
-        run([argv[0], "--detach", "--no-chdir", f"--pidfile={pidfile}", f"--log-file={directory / f'{name}.log'}",
-             *control, *argv[1:]], env=env or self.env())
-
     def start_ic_databases(self) -> None:
         ic = self.workdir / "ic"
         ic.mkdir(parents=True, exist_ok=True)
@@ -275,54 +138,6 @@ class Sandbox(Tracers):
 
     def start_zone(self, zone: ZoneSpec) -> None:
         self.start_az(zone.name, az_name=zone.name)
-
-    def start_az(self, directory: str, *, az_name: str | None = None) -> None:
-        """An AZ's NB and SB (one ovsdb-server), ovn-northd and ovn-ic, in `<workdir>/<directory>/`.
-
-        Without `az_name` NB_Global stays unnamed, and ovn-ic registers the AZ only once
-        something sets the name (as a deployment's rendered configure-ovn-ic.sh does).
-        """
-        d = self.workdir / directory
-        d.mkdir(parents=True, exist_ok=True)
-        # One ovsdb-server serves both databases, each on its own socket (a client picks its database
-        # by name on any of them): half the servers to start and to stop.
-        for name, schema in (("nb", "ovn-nb.ovsschema"), ("sb", "ovn-sb.ovsschema")):
-            shutil.copyfile(self._template(schema), d / f"{name}.db")
-        self._daemon(d, "db", ["ovsdb-server", f"--remote=punix:{d / 'nb.sock'}", f"--remote=punix:{d / 'sb.sock'}",
-                               str(d / "nb.db"), str(d / "sb.db")])
-        # `ovn-nbctl init` (and `set NB_Global . name=AZ`), on the socket.
-        self.transact(self.nb_db(directory), NB, [
-            {"op": "insert", "table": "NB_Global", "row": {"name": az_name} if az_name is not None else {}}])
-        nb, sb = self.nb_db(directory), self.sb_db(directory)
-        self._daemon(d, "northd", ["ovn-northd", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}"])
-        self._daemon(d, "ic", ["ovn-ic", f"--ovnnb-db={nb}", f"--ovnsb-db={sb}",
-                               f"--ic-nb-db={self.ic_nb}", f"--ic-sb-db={self.ic_sb}"])
-
-    def pause(self, az: str, daemon: str) -> None:
-        """Pause an AZ's ovn-ic or ovn-northd (`ovn-appctl -t DAEMON pause`, `daemon` "ic" or
-        "northd"): it keeps reading its databases and writes nothing until `resume`, so it then
-        acts on everything that changed meanwhile at once."""
-        self._control(az, daemon, "pause")
-
-    def resume(self, az: str, daemon: str) -> None:
-        """Resume a paused daemon, and wait until it has its lock again and is active (`status`):
-        23.03's `resume` does not wake the daemon, a request that follows does."""
-        self._control(az, daemon, "resume")
-        poll(f"ovn-{daemon} of {az} active again", lambda: "active" in self._control(az, daemon, "status"))
-
-    def wake(self, az: str, daemon: str = "ic") -> None:
-        """Have a daemon run its loop once more (any request on its control socket does). ovn-ic
-        retries a transaction the IC SB refused (two AZs took the same tunnel key) only when
-        something wakes it, and in a quiet lab nothing else may."""
-        with contextlib.suppress(SandboxError):
-            self._control(az, daemon, "status")
-
-    def _control(self, az: str, daemon: str, command: str) -> str:
-        try:
-            with Client(self.workdir / az / f"{daemon}.ctl") as client:
-                return client.call(command)
-        except (OSError, UnixctlError) as exc:
-            raise SandboxError(f"ovn-{daemon} of {az}: {command}: {exc}") from None
 
     def add_gateway_chassis(self, az: str, chassis: str, ip: IPv4Address) -> None:
         """An IC gateway chassis in an AZ's SB, as ovn-controller registers a host with
@@ -412,40 +227,6 @@ class Sandbox(Tracers):
             return True
         self.wake(zone)
         return False
-
-    def stop_daemons(self, azs: Iterable[str], names: Sequence[str]) -> None:
-        """Stop some daemons of these AZs (pidfile names, e.g. `northd`, `ic`) and wait until they are gone."""
-        self._stop_pidfiles([self.workdir / az / f"{name}.pid" for az in azs for name in names])
-
-    def _stop_pidfiles(self, pidfiles: Iterable[Path]) -> None:
-        """SIGTERM, all at once, to the process ids in these pidfiles that are still the lab's
-        (their command line names the work directory: OVS and OVN daemons exit cleanly on it),
-        then SIGKILL for one that stays."""
-        pids: list[int] = []
-        for pidfile in pidfiles:
-            with contextlib.suppress(OSError, ValueError):
-                pid = int(pidfile.read_text().strip())
-                if names_directory(pid, self.workdir):
-                    pids.append(pid)
-                    os.kill(pid, signal.SIGTERM)
-        terminate(pids)
-
-    def stop(self) -> None:
-        """Stop every daemon this sandbox started, by its pidfile (`_stop_pidfiles`), then any
-        process still naming the work directory."""
-        self._stopped = True
-        for client in self._tracers.values():
-            client.close()
-        self._tracers.clear()
-        self._stop_pidfiles(self._pidfiles)
-        # A daemon whose start was interrupted may not have written its pidfile when it was read
-        # (its `--detach` parent was signalled with the caller): every process still running with
-        # this work directory on its command line is one of the lab's, and is stopped too.
-        for _ in range(STOP_ROUNDS):
-            left = lab_processes(self.workdir)
-            if not left:
-                break
-            terminate(left, grace=0)
 
     @classmethod
     @contextlib.contextmanager

@@ -20,11 +20,11 @@ class Tracers:
     _lock: threading.Lock
 
     def sb_db(self, zone: str) -> str:
-        raise NotImplementedError
+        raise NotImplementedError  # `Databases.sb_db`, before this class in `Sandbox`'s order
 
     def _daemon(self, directory: Path, name: str, argv: list[str], *, env: dict[str, str] | None = None,
                 unixctl: bool = True) -> None:
-        raise NotImplementedError
+        raise NotImplementedError  # `Daemons._daemon`
 
     def start_tracers(self, azs: Iterable[str]) -> None:
         """One `ovn-trace --detach` per AZ. It reads the AZ's SB once, when it starts: start it

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.lab.ovn.sandbox import NB, Sandbox, atoms
+from fabricgen.lab.ovn.databases import NB
+from fabricgen.lab.ovn.sandbox import Sandbox, atoms
 from fabricgen.lab.platforms.kubeovn import batch
 
 OWNER = "k8s.ovn.org/owner-controller"

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fabricgen.lab.assembly import Lab
+from fabricgen.lab.ovn.databases import IC_SB, SB
 from fabricgen.lab.ovn.packets import ECHO_REPLY, ECHO_REQUEST, MIN_IP_SIZE, Probe, Seen, Segment, read_pcap
 from fabricgen.lab.ovn.processes import POLL_INTERVAL
 from fabricgen.lab.ovn.running import SandboxError
-from fabricgen.lab.ovn.sandbox import IC_SB, SB
 from fabricgen.lab.ovn.settling import Port, Settling
 from fabricgen.lab.platforms import kubeovn
 from fabricgen.lab.provers.paths import ALTERED, DELIVERED, Endpoint, Pair
