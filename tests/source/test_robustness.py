@@ -671,20 +671,20 @@ def test_deep_nesting_is_refused_without_reading_the_rest(monkeypatch: pytest.Mo
     events are read, and nothing is constructed (what took 11 s for 2,000 levels)."""
     from ruamel.yaml.constructor import RoundTripConstructor
 
-    from fabricgen.source import reader
+    from fabricgen.source import reader, yaml_checks
 
     pulled = {"events": 0}
-    see = reader._EventCheck.see
+    see = yaml_checks.EventCheck.see
 
     def counting(self: Any, event: Any) -> Any:
         pulled["events"] += 1
         return see(self, event)
 
     constructed: list[Any] = []
-    monkeypatch.setattr(reader._EventCheck, "see", counting)
+    monkeypatch.setattr(yaml_checks.EventCheck, "see", counting)
     monkeypatch.setattr(RoundTripConstructor, "construct_document", lambda _self, node: constructed.append(node))
     depth = 100_000
     source, problems = reader.parse("apiVersion: " + "[" * depth + "]" * depth + "\n", "deep.yaml")
     assert source is None and "YAML nesting is deeper than 64 levels" in problems[0].message
     assert constructed == []
-    assert 0 < pulled["events"] < 4 * reader.MAX_DEPTH
+    assert 0 < pulled["events"] < 4 * yaml_checks.MAX_DEPTH

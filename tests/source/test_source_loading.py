@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from test_robustness import SAMPLES, YAMLISH, spliced_fabric
 
 from fabricgen.serialise.roundtrip_yaml import round_trip
-from fabricgen.source.reader import _load_without_comments, _Refused, parse
+from fabricgen.source.reader import _load_without_comments, parse
+from fabricgen.source.yaml_checks import Refused
 
 COMMENTED = """\
 # head comment
@@ -83,7 +84,7 @@ def _same(text: str) -> None:
         warnings.simplefilter("ignore")
         try:
             fast = _load_without_comments(text)
-        except _Refused:  # refused by its events as they were read (a tag, a reused anchor, depth)
+        except Refused:  # refused by its events as they were read (a tag, a reused anchor, depth)
             assert parse(text, "f.yaml")[0] is None
             return
         full = _round_trip(text)
