@@ -52,7 +52,7 @@ def _rss_kib(pid: int) -> int:
 
 def _lab_rss_kib(base: str, root: int) -> tuple[int, int]:
     """Resident KiB of the lab (fabricgen and every process naming its directory or, for the kernel
-    underlay, its namespaces), and of the kernel underlay's processes alone."""
+    underlay, its namespaces), and of the kernel underlay's FRR daemons alone."""
     total, underlay = _rss_kib(root), 0
     marker, namespaces = base.encode(), f"fgu{root}-".encode()
     for entry in Path("/proc").iterdir():
@@ -64,7 +64,7 @@ def _lab_rss_kib(base: str, root: int) -> tuple[int, int]:
             if marker in cmdline or namespaces in cmdline:
                 rss = _rss_kib(int(entry.name))
                 total += rss
-                underlay += rss if namespaces in cmdline else 0
+                underlay += rss if namespaces in cmdline and b"/usr/lib/frr/" in cmdline else 0
     return total, underlay
 
 
