@@ -40,10 +40,12 @@ def answers(objects: dict[kube_objects.ObjectId, Obj] | None) -> observe.Observe
                     out[p.key] = capture.Observation(p.key, p.argv, 1, "", "error: connection refused")
                     continue
                 namespace = p.argv[p.argv.index("-n") + 1]
-                wanted = [tuple(a.split("/", 1)) for a in p.argv[p.argv.index("json") + 1:]]
+                asked = p.argv[p.argv.index("json") + 1:]
+                wanted = [tuple(a.split("/", 1)) for a in asked]
                 found = [body for oid, body in objects.items() if oid.namespace in (namespace, "")
-                         and (PLURALS_OF.get((oid.group, oid.kind)), oid.name) in wanted]
-                out[p.key] = capture.Observation(p.key, p.argv, 0, as_list(found), "")
+                         and ((PLURALS_OF.get((oid.group, oid.kind)), oid.name) in wanted  # TYPE/NAME
+                              or PLURALS_OF.get((oid.group, oid.kind)) in asked)]  # every one of a kind
+                out[p.key] = capture.Observation(p.key, p.argv, 0, as_list(found, empty="/" not in asked[0]), "")
             return out
 
     return Kubectl()
@@ -146,3 +148,22 @@ def test_the_endpoints_file_can_name_a_clusters_context_or_leave_it_unread(tmp_p
     path.write_text("kubernetesClusters:\n  nobody: {}\n")
     with pytest.raises(sources.EndpointsError, match="kubernetesClusters names nobody, which the fabric has not"):
         sources.plan(build, sources.read_endpoints(path))
+
+
+def test_another_owners_network_policy_on_a_protected_groups_pods_is_named() -> None:
+    """NetworkPolicies add up: an allow-all in namespace shop (podSelector {}) admits everything to
+    shop-web's pods beside the fabric's policy; one for app=db pods selects none of them; one that
+    admits nothing (a deny) widens nothing. Only the first is named."""
+    def add(objects: dict[kube_objects.ObjectId, Obj]) -> None:
+        for name, selector, ingress in (("allow-all", {}, [{}]), ("db-only", {"matchLabels": {"app": "db"}}, [{}]),
+                                        ("deny", {}, [])):
+            body = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                    "metadata": {"name": name, "namespace": "shop"},
+                    "spec": {"podSelector": selector, "policyTypes": ["Ingress"], "ingress": ingress}}
+            objects[kube_objects.identify(body)] = body
+
+    assert lines(report(add))["policy.network-policy"] == [
+        ("drift", "NetworkPolicy shop/allow-all, which the fabric does not render, selects every pod of group "
+                  "shop-web (podSelector {} (every pod of the namespace)): NetworkPolicies add up, so what it "
+                  "admits reaches them beside the fabric's policy")]
+    assert "policy.network-policy" not in lines(report())

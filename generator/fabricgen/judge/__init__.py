@@ -21,6 +21,7 @@ Also:
 - `raft_readings`: each raft member as it answered, for the per-member metrics of `fabricgen status
   --format openmetrics` (`judge.openmetrics`).
 - `run`: one `fabricgen status` run.
+- `network_policies`: NetworkPolicies of other owners that select a protected group's pods.
 - `security_groups`: the rendered Neutron security groups, as Neutron wrote them into a deployment's
   northbound DB.
 - `subnet_ports`: whether a Subnet's update reached OVN, which Argo CD and Flux cannot tell.

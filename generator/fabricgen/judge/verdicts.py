@@ -7,7 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fabricgen.judge import interconnection, objects, raft_health, routes, security_groups, subnet_ports
+from fabricgen.judge import (
+    interconnection,
+    network_policies,
+    objects,
+    raft_health,
+    routes,
+    security_groups,
+    subnet_ports,
+)
 from fabricgen.judge.checks import UNREACHABLE, Check, Verdict, worst
 from fabricgen.judge.expected import AzIntent, intents
 from fabricgen.judge.raft_readings import MemberReading
@@ -82,8 +90,9 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         checks += security_groups.check(build, db, db.source.subject)
         members += raft_health.readings(db.source.subject, db.raft, declared, ic=False)
     for cluster in live.clusters:
-        checks += objects.check(cluster, build.objects_within(cluster.source.name),
-                                _sync(build, "cluster", cluster.source.name))
+        rendered = build.objects_within(cluster.source.name)
+        checks += objects.check(cluster, rendered, _sync(build, "cluster", cluster.source.name))
+        checks += network_policies.check(build, cluster, rendered)
     return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes), tuple(members))
 
 

@@ -394,11 +394,20 @@ def _read_objects(az: AzSource, keys: Sequence[str], seen: Mapping[str, Observat
         return None, str(exc)
 
 
+NETWORK_POLICIES = RESOURCES[("networking.k8s.io", "NetworkPolicy")]
+
+
 def _cluster_round(build: Build, cluster: AzSource) -> list[Probe]:
-    """A Kubernetes consumer's cluster: the objects fabricgen renders for it, by name."""
+    """A Kubernetes consumer's cluster: the objects fabricgen renders for it, by name, and every
+    NetworkPolicy of a namespace it renders one in (NetworkPolicies add up: another owner's admits
+    what fabricgen's do not)."""
     assert isinstance(cluster.access, Kubectl)
-    return [Probe(_key(cluster, "objects", "named", ns), tuple(cmd.objects(cluster.access, ns, names)))
-            for ns, names in _named(build, cluster.name, always=()).items()]
+    probes = [Probe(_key(cluster, "objects", "named", ns), tuple(cmd.objects(cluster.access, ns, names)))
+              for ns, names in _named(build, cluster.name, always=()).items()]
+    spaces = sorted({str(o["metadata"]["namespace"]) for o in build.objects_within(cluster.name)
+                     if o.get("kind") == "NetworkPolicy"})
+    return probes + [Probe(_key(cluster, "objects", "every", ns, NETWORK_POLICIES),
+                           tuple(cmd.in_namespace(cluster.access, ns, NETWORK_POLICIES))) for ns in spaces]
 
 
 def _cluster_live(cluster: AzSource, seen: Mapping[str, Observation]) -> AzLive:

@@ -52,6 +52,12 @@ def every(access: Kubectl, resource: str) -> list[str]:
             "-o", "json", resource]
 
 
+def in_namespace(access: Kubectl, namespace: str, resource: str) -> list[str]:
+    """`kubectl get -o json RESOURCE` in one namespace: every object of a kind there."""
+    return ["kubectl", "--context", access.context, f"--request-timeout={TIMEOUT}s", "-n", namespace, "get", "-o",
+            "json", resource]
+
+
 def objects(access: Kubectl, namespace: str, resources: Sequence[str]) -> list[str]:
     """`kubectl get -o json` of named objects (`TYPE/NAME`) in one namespace (cluster-scoped
     kinds ignore it); those that do not exist are simply not printed."""
