@@ -167,3 +167,30 @@ def test_another_owners_network_policy_on_a_protected_groups_pods_is_named() -> 
                   "shop-web (podSelector {} (every pod of the namespace)): NetworkPolicies add up, so what it "
                   "admits reaches them beside the fabric's policy")]
     assert "policy.network-policy" not in lines(report())
+
+
+def test_a_capture_made_before_the_namespaces_were_listed_still_judges_the_cluster() -> None:
+    """A capture made before status listed a namespace's NetworkPolicies lacks that read: a replay
+    answers it `not in the capture`, and the rendered objects, read by name, are judged as before
+    (not the whole cluster unread); a listing kubectl could not answer is still an error."""
+    build = build_file(FABRIC)
+    rendered = build.objects_within(CLUSTER)
+    objects = {kube_objects.identify(o): server_added(o, i) for i, o in enumerate(rendered)}
+    kubectl = answers(objects)
+
+    class Old:
+        def __init__(self, why: str) -> None:
+            self.why = why
+
+        def observe(self, probes: Sequence[observe.Probe]) -> dict[str, capture.Observation]:
+            out = kubectl.observe(probes)
+            for key in [k for k in out if "/objects/every/" in k]:
+                out[key] = capture.Observation(key, out[key].argv, capture.NOT_RUN, "", self.why)
+            return out
+
+    replayed = lines(judge(build, live.gather(build, sources.plan(build, sources.Endpoints()),
+                                              Old(capture.NOT_CAPTURED)), "f"))
+    assert [v for v, _ in replayed["objects"]] == ["ok"], replayed
+    timed_out = lines(judge(build, live.gather(build, sources.plan(build, sources.Endpoints()),
+                                               Old("no answer within 30 s")), "f"))
+    assert [v for v, _ in timed_out["objects"]] == ["unreachable"], timed_out

@@ -33,6 +33,7 @@ from fabricgen.files.regular import read_regular
 from fabricgen.observe import json_bounds
 
 NOT_RUN = -1  # `exit` of a command that could not be started, or was ended at its deadline
+NOT_CAPTURED = "not in the capture"  # what a replay answers to a probe its record lacks
 FORMAT = "fabricgen-status-capture/1"
 INDEX = "capture.json"
 MAX_FILE_BYTES = 64 * 1024 * 1024

@@ -19,7 +19,7 @@ from fabricgen.live_text import escape
 from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.observe import icsb_show, json_bounds, kube_objects
 from fabricgen.observe import read_commands as cmd
-from fabricgen.observe.capture import Observation
+from fabricgen.observe.capture import NOT_CAPTURED, NOT_RUN, Observation
 from fabricgen.observe.kube_objects import LiveObject, ObjectId
 from fabricgen.observe.ovsdb_rows import Row, RowsError, rows
 from fabricgen.observe.runner import Observer, Probe
@@ -367,6 +367,12 @@ def _absent_kind(obs: Observation) -> bool:
     return not obs.ok and "doesn't have a resource type" in obs.stderr
 
 
+def _uncaptured_listing(key: str, obs: Observation) -> bool:
+    """A namespace's listing (`/every/`) that a capture made before status read it lacks: the
+    rendered objects, read by name, are judged without it."""
+    return "/every/" in key and obs.exit == NOT_RUN and obs.stderr == NOT_CAPTURED
+
+
 def _objects(az: AzSource, seen: Mapping[str, Observation]) -> tuple[dict[ObjectId, LiveObject] | None, str | None]:
     """The objects of every read of the AZ's (or cluster's) objects this run made, in the order
     they were asked for: the answers to the probes `_first_round` or `_cluster_round` built."""
@@ -379,7 +385,7 @@ def _read_objects(az: AzSource, keys: Sequence[str], seen: Mapping[str, Observat
     found: list[LiveObject] = []
     for key in keys:
         obs = seen[key]
-        if _absent_kind(obs):
+        if _absent_kind(obs) or _uncaptured_listing(key, obs):
             continue
         if not obs.ok:
             return None, obs.failure()

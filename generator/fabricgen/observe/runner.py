@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fabricgen.live_text import redact
-from fabricgen.observe.capture import NOT_RUN, Observation
+from fabricgen.observe.capture import NOT_CAPTURED, NOT_RUN, Observation
 
 WORKERS = 8
 DEADLINE = 90  # seconds: past the tools' own timeouts (commands.TIMEOUT), a process is ended
@@ -95,7 +95,7 @@ class Replay:
         for probe in probes:
             found = self.recorded.get(probe.key)
             out[probe.key] = found if found is not None else Observation(
-                probe.key, probe.argv, NOT_RUN, "", "not in the capture")
+                probe.key, probe.argv, NOT_RUN, "", NOT_CAPTURED)
         return out
 
 
