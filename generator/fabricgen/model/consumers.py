@@ -55,11 +55,20 @@ class OpenStackCloud(ConsumerBase):
     Default: unknown, so fabricgen writes the name every release reads."""
 
 
+OVN_KUBERNETES_VERSION = "v1.3.0"  # the default pin: the last release with central mode
+
+
+def ovn_kubernetes_release(version: str) -> tuple[int, int, int]:
+    """An OVN-Kubernetes version as numbers, for comparisons: `v1.3.0` -> (1, 3, 0)."""
+    major, minor, patch = (int(part) for part in version.lstrip("v").split("."))
+    return major, minor, patch
+
+
 class KubernetesCluster(ConsumerBase):
     """A Kubernetes cluster running OVN-Kubernetes in central mode against the external DBs."""
 
     platform: Literal["kubernetes"]
-    version: str = Field(default="v1.3.0", pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
+    version: str = Field(default=OVN_KUBERNETES_VERSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     """Pinned OVN-Kubernetes release. Central mode (external NB/SB) exists up to v1.3.x only."""
     namespace: Label = "ovn-kubernetes"
     """Namespace of OVN-Kubernetes (`ovn-config`, `ovnkube-db`)."""
@@ -87,6 +96,11 @@ class KubernetesCluster(ConsumerBase):
             raise ValueError(f"hostNetworkNamespace is OVN-Kubernetes' own namespace {self.namespace}: its "
                              "NetworkPolicies would match host-network traffic; keep the default ovn-host-network")
         return self
+
+    @property
+    def release(self) -> tuple[int, int, int]:
+        """`version` as numbers, for comparisons."""
+        return ovn_kubernetes_release(self.version)
 
 
 Consumer = Annotated[CloudStackZone | OpenStackCloud | KubernetesCluster, Field(discriminator="platform")]

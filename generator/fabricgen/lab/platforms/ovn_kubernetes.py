@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabricgen.lab.platforms import nb_rows
+from fabricgen.model.consumers import OVN_KUBERNETES_VERSION, ovn_kubernetes_release
 from fabricgen.platform_rows.acls import Acl
 
 CONTROLLER = "default-network-controller"
@@ -120,8 +121,7 @@ def _block(peer: Mapping[str, Any], *, combined: bool) -> str:
 
 def combines_ip_blocks(version: str) -> bool:
     """From v1.3.0 a rule's ipBlocks are one ACL (commit fd2701582)."""
-    major, minor = (int(part) for part in version.lstrip("v").split(".")[:2])
-    return (major, minor) >= (1, 3)
+    return ovn_kubernetes_release(version) >= (1, 3, 0)
 
 
 def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
@@ -132,7 +132,7 @@ def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
 class Rows:
     """The rows of one cluster's NetworkPolicies, built up as ovn-nbctl commands."""
 
-    def __init__(self, pods: Sequence[Pod], *, tiers: bool, version: str = "v1.3.0") -> None:
+    def __init__(self, pods: Sequence[Pod], *, tiers: bool, version: str = OVN_KUBERNETES_VERSION) -> None:
         self.pods, self.tiers, self.combined = pods, tiers, combines_ip_blocks(version)
         self.commands: list[list[str]] = []
         self.acls: list[Acl] = []
@@ -222,8 +222,8 @@ class Rows:
         return name
 
 
-def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool, version: str = "v1.3.0"
-             ) -> tuple[list[Acl], list[list[str]]]:
+def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool,
+             version: str = OVN_KUBERNETES_VERSION) -> tuple[list[Acl], list[list[str]]]:
     """The rows of a cluster's rendered NetworkPolicies over the lab's pods (one transaction), as
     OVN-Kubernetes `version` writes them."""
     rows = Rows(pods, tiers=tiers, version=version)

@@ -26,6 +26,7 @@ from ipaddress import IPv4Address
 
 from fabricgen.lab.platforms import kubeovn, neutron, ovn_kubernetes
 from fabricgen.lab.platforms.kubeovn import Backbone, mac
+from fabricgen.model.consumers import KubernetesCluster
 from fabricgen.pipeline import Build
 from fabricgen.plan.joins import DeploymentJoin
 from fabricgen.plan.policy import Endpoint, object_name
@@ -125,4 +126,4 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
 
 def _version(join: DeploymentJoin, cluster: str) -> str:
     """The OVN-Kubernetes release a cluster of the deployment declares."""
-    return next(str(getattr(c, "version", "v1.3.0")) for c in join.deployment.consumers if c.name == cluster)
+    return next(c.version for c in join.deployment.consumers if isinstance(c, KubernetesCluster) and c.name == cluster)

@@ -14,12 +14,12 @@ import os
 import pwd
 import re
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from fabricgen.lab.ovn.processes import terminate
 from fabricgen.lab.underlay.namespaces import UnderlayError, run_in
 
 DAEMONS_DIR = Path("/usr/lib/frr")
@@ -114,26 +114,10 @@ class Frr:
             for daemon in DAEMONS:
                 with contextlib.suppress(OSError, ValueError):
                     pids.append(int((self.directory / f"{namespace}-{daemon}.pid").read_text().strip()))
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while pids and time.monotonic() < deadline:
-            pids = [p for p in pids if Path(f"/proc/{p}").exists() and _state(p) != "Z"]
-            time.sleep(0.05)
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        terminate(pids, grace=0)
         for namespace in self.namespaces:
             shutil.rmtree(RUN_DIR / namespace, ignore_errors=True)
         self.namespaces.clear()
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "Z"
 
 
 def version() -> str:

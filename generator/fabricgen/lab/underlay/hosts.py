@@ -44,19 +44,17 @@ class Host:
             self.addresses.append(address)
 
 
-def _files(build: Build, host: str) -> tuple[list[tuple[PurePosixPath, str]], tuple[PurePosixPath, str] | None]:
-    """The rendered nft files and frr.conf of a host, wherever in `_host/<deployment>/` they are."""
-    nft: list[tuple[PurePosixPath, str]] = []
-    frr = None
+def _files(build: Build, hosts: dict[str, Host]) -> None:
+    """Each host's rendered nft files and frr.conf, wherever in `_host/<deployment>/` they are."""
     for path in sorted(build.files):
         parts = path.parts
-        if len(parts) != 6 or parts[1] != HOST_ROOT or parts[3] not in ROLES or parts[4] != host:
+        if len(parts) != 6 or parts[1] != HOST_ROOT or parts[3] not in ROLES or parts[4] not in hosts:
             continue
+        host = hosts[parts[4]]
         if path.suffix == ".nft":
-            nft.append((path, build.files[path].text))
+            host.nft.append((path, build.files[path].text))
         elif path.name == FRR_FILE:
-            frr = (path, build.files[path].text)
-    return nft, frr
+            host.frr = (path, build.files[path].text)
 
 
 def hosts_of(build: Build) -> list[Host]:
@@ -96,6 +94,5 @@ def hosts_of(build: Build) -> list[Host]:
                 item = host(ic.node)
                 item.roles.append("IC database member")
                 item.add(IPv4Interface(ic_address))
-    for item in out.values():
-        item.nft, item.frr = _files(build, item.name)
+    _files(build, out)
     return list(out.values())

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from fabricgen.lab.ovn.processes import alive
+
 NETNS_DIR = Path("/run/netns")
 PREFIX = "fgu"
 _OURS = re.compile(rf"^{PREFIX}(\d+)-\d+$")
@@ -78,17 +80,13 @@ def tcp_socket(namespace: str) -> socket.socket:
     return inside(namespace, lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
 
 
-def _alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
-
-
 def sweep(run_dir: Path) -> None:
     """Remove what lab runs whose process is gone left: their daemons (a command line that names
     one of their namespaces), their namespaces, and their directories in `run_dir`."""
     dead = {m.group(0) for m in (_OURS.match(e.name) for e in (NETNS_DIR.iterdir() if NETNS_DIR.is_dir() else ()))
-            if m and not _alive(int(m.group(1)))}
+            if m and not alive(int(m.group(1)))}
     dead |= {m.group(0) for m in (_OURS.match(e.name) for e in (run_dir.iterdir() if run_dir.is_dir() else ()))
-             if m and not _alive(int(m.group(1)))}
+             if m and not alive(int(m.group(1)))}
     if not dead:
         return
     for entry in Path("/proc").iterdir():

@@ -7,6 +7,10 @@
   northbound and southbound on every member (ovn-northd, ovn-ic, a raft leader elsewhere);
 - raft: each member to every other member on 6643 and 6644;
 - the IC database: each controller of an interconnected deployment to every IC database address.
+
+These are worked out from the fabric here, on purpose not from what the renderers admit
+(`plan.deployments.Chassis.peers`, `remote_gateways`): a flow the renderer forgets must still be
+sent, or the firewall that forgets it would pass.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ IP_MTU_DISCOVER = 10  # linux/in.h
 IP_PMTUDISC_DO = 2
 HEADERS = 28  # IPv4 and UDP
 WAIT = 1.0  # seconds a datagram or a handshake is waited for
+TOO_LARGE = "larger than the sender's route MTU"  # what the sending kernel says (EMSGSIZE)
+NO_ROUTE = "no route"  # ENETUNREACH, EHOSTUNREACH
 
 Where = Callable[[str], str]  # host name -> its namespace
 
@@ -43,9 +45,9 @@ def send_udp(where: Where, need: Need, index: int, size: int) -> str | None:
 
 def _why(exc: OSError) -> str:
     if exc.errno == errno.EMSGSIZE:
-        return "larger than the sender's route MTU"
+        return TOO_LARGE
     if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
-        return "no route"
+        return NO_ROUTE
     if exc.errno == errno.EADDRNOTAVAIL:
         return "the source address is not on the host"
     return exc.strerror or str(exc)

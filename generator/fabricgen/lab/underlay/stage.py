@@ -208,8 +208,9 @@ class Underlay:
         if small:
             return UnderlayFlow(need, "mtu", f"a {need.size}-byte packet is lost ({said or 'on the way'}) where a "
                                              f"{SMALL}-byte one arrives: the path is short of the underlay MTU")
-        if said is not None and said != "larger than the sender's route MTU":
-            return UnderlayFlow(need, "no route" if said == "no route" else "lost", f"{need.source}'s kernel: {said}")
+        if said is not None and said != probes.TOO_LARGE:
+            verdict = "no route" if said == probes.NO_ROUTE else "lost"
+            return UnderlayFlow(need, verdict, f"{need.source}'s kernel: {said}")
 
         def send() -> None:
             probes.send_udp(self.where.__getitem__, need, -1, SMALL)
@@ -218,7 +219,7 @@ class Underlay:
     def _tcp_verdict(self, need: Need, said: str | None) -> UnderlayFlow:
         if said is None:
             return UnderlayFlow(need, "through")
-        if said == "no route":
+        if said == probes.NO_ROUTE:
             return UnderlayFlow(need, "no route", f"{need.source}'s kernel: no route to {need.address}")
 
         def connect() -> None:

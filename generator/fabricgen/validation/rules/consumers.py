@@ -115,8 +115,7 @@ def ovnk_version(fabric: Fabric) -> Iterator[Finding]:
         for c, consumer in enumerate(deployment.consumers):
             if not isinstance(consumer, KubernetesCluster):
                 continue
-            major, minor, _patch = (int(p) for p in consumer.version.lstrip("v").split("."))
-            if (major, minor) > CENTRAL_MODE_LAST:
+            if consumer.release[:2] > CENTRAL_MODE_LAST:
                 yield Finding("FG606", ("ovnDeployments", d, "consumers", c, "version"),
                               f"OVN-Kubernetes {consumer.version} removed central mode (--nb-address, "
                               "--sb-address): it runs its own databases per node; pin v1.3.0 (the last "

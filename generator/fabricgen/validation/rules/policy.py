@@ -273,8 +273,7 @@ def acl_owners(fabric: Fabric) -> Iterator[Finding]:
     for d, deployment in enumerate(fabric.ovn_deployments):
         kinds = {c.platform for c in deployment.consumers}
         for c, consumer in enumerate(deployment.consumers):
-            if isinstance(consumer, KubernetesCluster) and "openstack" in kinds and \
-                    tuple(int(x) for x in consumer.version[1:].split(".")) < (1, 1, 0):
+            if isinstance(consumer, KubernetesCluster) and "openstack" in kinds and consumer.release < (1, 1, 0):
                 yield Finding("FG910", ("ovnDeployments", d, "consumers", c, "version"),
                               f"OVN-Kubernetes {consumer.version} shares this northbound database with Neutron and "
                               "at every start removes each ACL without its owner tag and moves tier-0 ACLs to tier "
@@ -370,12 +369,10 @@ def _cidr(member: Member) -> IPv4Network | None:
       "OVN-Kubernetes v1.3.0 or later on an OVN older than 23.06, whose ACLs have no tier column it needs.")
 def ovn_kubernetes_tiers(fabric: Fabric) -> Iterator[Finding]:
     for d, deployment in enumerate(fabric.ovn_deployments):
-        major, minor = (int(x) for x in deployment.ovn_version.split("."))
-        if (major, minor) >= (23, 6):
+        if deployment.version >= (23, 6):
             continue
         for c, consumer in enumerate(deployment.consumers):
-            if isinstance(consumer, KubernetesCluster) and \
-                    tuple(int(x) for x in consumer.version[1:].split(".")) >= (1, 3, 0):
+            if isinstance(consumer, KubernetesCluster) and consumer.release >= (1, 3, 0):
                 yield Finding("FG912", ("ovnDeployments", d, "consumers", c, "version"),
                               f"OVN-Kubernetes {consumer.version} writes every ACL with a tier (its northbound "
                               f"model has the ACL `tier` column, which OVN has from 23.06), and this deployment runs "
