@@ -84,6 +84,27 @@ install_debian13_ovn() {
   echo "setup: $("$prefix/bin/ovn-nbctl" --version | head -n 1), $("$prefix/bin/ovs-vswitchd" --version | head -n 1)" >&2
 }
 
+# Neutron in .neutron, an environment of its own (its pins are not fabricgen's): the tests start its
+# API with the ML2/OVN driver against the lab's OVN and run the rendered security-group playbooks
+# against it with ansible-playbook, whose openstack.cloud modules run in this environment.
+#   neutron 28.0.1        the release docs/policy.md cites
+#   neutron-lib 3.25.0    5.x no longer has Context.tenant_id, which 28.0.1's quota hook reads
+#   openstacksdk 4.14.0   openstack.cloud 2.5.0 reads openstack.version, which 4.15 and later
+#                         no longer import with the package
+NEUTRON_PINS=(neutron==28.0.1 neutron-lib==3.25.0 openstacksdk==4.14.0)
+install_neutron() {
+  local env=.neutron want="${NEUTRON_PINS[*]}"
+  if [ -x "$env/bin/python" ] && [ "$(cat "$env/pins" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  echo "setup: installing ${NEUTRON_PINS[*]} into $env" >&2
+  rm -rf "$env"
+  python3 -m venv "$env"
+  "$env/bin/python" -m pip install -q --upgrade pip >/dev/null
+  "$env/bin/python" -m pip install -q "${NEUTRON_PINS[@]}"
+  echo "$want" > "$env/pins"
+}
+
 if [ "$want_test" = 1 ]; then
   missing=()
   for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -123,6 +144,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [ "$want_test" = 1 ]; then
   .venv/bin/python -m pip install -q -e '.[test]'
+  install_neutron
 else
   .venv/bin/python -m pip install -q .
 fi
