@@ -27,6 +27,7 @@ DEBIAN_PACKAGES=(
   openssl              # the certificate of the HTTPS API server the token test runs
   prometheus           # promtool, and the Prometheus that scrapes the exporter in the watch's end-to-end test
   prometheus-alertmanager  # the Alertmanager that notifies the end-to-end test's webhook
+  mariadb-server       # the database of the Neutron the tests start (tests/support/neutron_cloud.py)
 )
 
 # Debian 13's OVN 25.03 and OVS 3.5 (what Kube-OVN 1.15 and later run), next to the system's
@@ -91,7 +92,8 @@ install_debian13_ovn() {
 #   neutron-lib 3.25.0    5.x no longer has Context.tenant_id, which 28.0.1's quota hook reads
 #   openstacksdk 4.14.0   openstack.cloud 2.5.0 reads openstack.version, which 4.15 and later
 #                         no longer import with the package
-NEUTRON_PINS=(neutron==28.0.1 neutron-lib==3.25.0 openstacksdk==4.14.0)
+#   PyMySQL               Neutron's driver for its MariaDB database
+NEUTRON_PINS=(neutron==28.0.1 neutron-lib==3.25.0 openstacksdk==4.14.0 PyMySQL==1.2.4)
 install_neutron() {
   local env=.neutron want="${NEUTRON_PINS[*]}"
   if [ -x "$env/bin/python" ] && [ "$(cat "$env/pins" 2>/dev/null)" = "$want" ]; then

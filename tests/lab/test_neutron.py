@@ -238,5 +238,17 @@ def test_packets_through_the_rows_neutron_wrote_and_the_default_group_on_the_por
     assert _send(cloud, "vif1", "vif0", again, marker) == set()
     fresh = [_frame(pods, db, "10.128.0.5", 5432, 6), _frame(pods, db, "10.128.0.5", 5433, 7)]
     assert _send(cloud, "vif2", "vif0", fresh, ("vif0", _frame(pods, db, "10.128.0.5", 5432, 51))) == {6}
-    [check] = [c for c in _status(cloud, tmp_path, capsys) if c["check"] == "policy.security-group"]
-    assert check["verdict"] == "ok", check
+    checks = {c["check"]: c for c in _status(cloud, tmp_path, capsys)}
+    assert checks["policy.security-group"]["verdict"] == "ok", checks
+    assert "policy.security-group.drop" not in checks, checks
+
+    # an allow beside the drop on neutron_pg_drop, which Neutron never writes, opens every port
+    extra = "outport == @neutron_pg_drop && ip"
+    cloud.sandbox.nb(AZ, "--wait=hv", "--type=port-group", "acl-add", neutron_rows.DROP_GROUP, "to-lport", "2000",
+                     extra, "allow-related")
+    opened = [_frame(pods, db, "10.128.0.5", 5433, 8)]
+    assert _send(cloud, "vif2", "vif0", opened, ("vif0", _frame(pods, db, "10.128.0.5", 5432, 52))) == {8}
+    checks = {c["check"]: c for c in _status(cloud, tmp_path, capsys)}
+    assert checks["policy.security-group.drop"]["verdict"] == "drift", checks
+    assert f"to-lport 2000 allow-related `{extra}`" in checks["policy.security-group.drop"]["why"], checks
+    cloud.sandbox.nb(AZ, "--type=port-group", "acl-del", neutron_rows.DROP_GROUP, "to-lport", "2000", extra)

@@ -2,8 +2,8 @@
 environment `scripts/setup.sh --test` makes (neutron 28.0.1). Not imported by the tests: they start
 it as a program (`support.neutron_cloud.running`).
 
-DIRECTORY holds `neutron.conf` (the ML2/OVN driver pointed at the lab's NB and SB, sqlite, no
-auth); this program
+DIRECTORY holds `neutron.conf` (the ML2/OVN driver pointed at the lab's NB and SB, its database,
+no auth); this program
 
 - makes the database's tables as Neutron's own unit tests do
   (`neutron.db.migration.models.head.get_metadata().create_all`), then runs the one migration
@@ -15,6 +15,7 @@ auth); this program
   as `serving PORT` once it answers.
 """
 
+import configparser
 import importlib.util
 import os
 import sys
@@ -53,7 +54,9 @@ def main() -> None:
     directory = Path(sys.argv[1])
     os.environ["OS_NEUTRON_CONFIG_FILES"] = str(directory / "neutron.conf")
     del sys.argv[1:]  # Neutron parses the command line as its own options
-    _database(f"sqlite:///{directory / 'neutron.db'}")
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(directory / "neutron.conf")
+    _database(conf["database"]["connection"])
     from neutron.wsgi import api
 
     server = make_server("127.0.0.1", 0, api.application, handler_class=_Quiet)

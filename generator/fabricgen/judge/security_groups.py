@@ -94,9 +94,9 @@ def check(build: Build, az: AzLive, subject: str) -> list[Check]:
                                                        f"{name} PORT)"))
             elif (others := _other_groups(port_group, ours)):
                 out.append(Check(subject, NAME, DRIFT, f"{label} holds its {len(wanted)} rule(s) as rendered, but "
-                                                       f"{_ports_words(others)}: what those groups' rules admit "
-                                                       "reaches the port too (the project's `default` group admits "
-                                                       "every member of it, on every port)",
+                                                       f"{_ports_words(others, _port_names(az))}: what those groups' "
+                                                       "rules admit reaches the port too (the project's `default` "
+                                                       "group admits every member of it, on every port)",
                                  f"openstack port set --no-security-group --security-group {name} PORT, for each "
                                  "(--security-group alone adds to the port's groups)"))
             else:
@@ -122,8 +122,17 @@ def _other_groups(port_group: Row, ours: Sequence[Row]) -> dict[str, list[str]]:
     return out
 
 
-def _ports_words(others: Mapping[str, list[str]]) -> str:
-    return "; ".join(f"port {port} is also in {', '.join(sorted(names))}" for port, names in sorted(others.items()))
+def _port_names(az: AzLive) -> dict[str, str]:
+    """Each logical switch port's row UUID -> its name (Neutron's port id); empty where the names
+    could not be read (a port is then named by its row)."""
+    if az.policy_ports is None or az.policy_ports.error is not None:
+        return {}
+    return {str(row["_uuid"]): str(row["name"]) for row in az.policy_ports.get("Logical_Switch_Port")}
+
+
+def _ports_words(others: Mapping[str, list[str]], names: Mapping[str, str]) -> str:
+    return "; ".join(f"port {names.get(port, f'row {port}')} is also in {', '.join(sorted(groups))}"
+                     for port, groups in sorted(others.items(), key=lambda item: names.get(item[0], item[0])))
 
 
 def _match(group: Mapping[str, Any], port_groups: Sequence[Row], acls: Mapping[str, Row]

@@ -57,6 +57,9 @@ POLICY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Port_Group", ("name", "external_ids", "acls", "ports")),
     ("ACL", ("_uuid", "direction", "priority", "match", "action")),
 )
+# ... and the names of the ports in them (Neutron's port ids: a port group holds rows, not names);
+# read apart, so that a capture made before they were read still judges the groups
+POLICY_PORTS: tuple[tuple[str, tuple[str, ...]], ...] = (("Logical_Switch_Port", ("_uuid", "name")),)
 IC_NB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (("IC_NB_Global", ("options",)),)
 IC_SB_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Availability_Zone", ("name",)),
@@ -117,6 +120,7 @@ class AzLive:
     # Neutron wrote for them (POLICY_TABLES; None where there are no such groups)
     security_groups: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
     policy: Tables | None = None
+    policy_ports: Tables | None = None
 
 
 @dataclass
@@ -206,7 +210,7 @@ def _first_round(build: Build, az: AzSource, sources: Sources, policy: bool) -> 
         if policy:
             probes += [Probe(_key(az, "nbpolicy", name), tuple(cmd.table("zone", "northbound", az.access, None,
                                                                          sources.ssl, name, columns)))
-                       for name, columns in POLICY_TABLES]
+                       for name, columns in (*POLICY_TABLES, *POLICY_PORTS)]
         return probes + _member_probes(_key(az, "raft"), az.members, "zone", sources)
     probes = [Probe(_key(az, "pods", cmd.OVN_CENTRAL), tuple(cmd.pods(az.access, cmd.OVN_CENTRAL)))]
     for resource in LISTED:
@@ -461,6 +465,7 @@ def _az_live(build: Build, az: AzSource, seen: Mapping[str, Observation], pods: 
         if groups:
             live.security_groups = groups
             live.policy = _read_tables(seen, _key(az, "nbpolicy"), POLICY_TABLES)
+            live.policy_ports = _read_tables(seen, _key(az, "nbpolicy"), POLICY_PORTS)
     return live
 
 
