@@ -29,7 +29,8 @@ from fabricgen.lab.ovn.packets import TCP, Segment, read_pcap
 from fabricgen.lab.ovn.sandbox import Sandbox, atoms, workdir
 from fabricgen.platform_rows import neutron as neutron_rows
 from support import neutron_cloud as neutron
-from support.fabrics import REPO, build_text, edit
+from support.deployment_fabrics import shop_api_into_shop_db
+from support.fabrics import REPO, build_text
 
 pytestmark = [pytest.mark.lab, neutron.needs_neutron]  # starts Neutron, ansible-playbook, OVN and OVS daemons
 
@@ -108,14 +109,10 @@ def test_rules_that_share_a_key_the_whole_port_range_and_any_beside_tcp_run_twic
     leaves `protocol: any` out of what it matches on): Neutron takes the playbook, and a second run
     changes nothing. The same rules written one per source, as fabricgen wrote them before, are
     refused by Neutron after the module has deleted the group's egress rule."""
-    text = edit(FABRIC.read_text(), "    - name: shop-db\n",
-                "    - name: shop-api\n      members:\n        - namespace: {cluster: k8s-prod, name: shop, "
-                "podSelector: {app: api}, cidr: 10.128.0.0/14}\n    - name: shop-db\n")
-    text = edit(text, '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n',
-                '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n'
-                '    - {from: shop-api, to: shop-db, protocol: tcp, ports: ["5432", "1-65535"]}\n'
-                '    - {from: shop-api, to: shop-db, protocol: sctp, ports: ["1-65535"]}\n'
-                '    - {from: shop-api, to: shop-db, protocol: any}\n')
+    text = shop_api_into_shop_db(FABRIC.read_text(),
+                                 '{from: shop-api, to: shop-db, protocol: tcp, ports: ["5432", "1-65535"]}',
+                                 '{from: shop-api, to: shop-db, protocol: sctp, ports: ["1-65535"]}',
+                                 "{from: shop-api, to: shop-db, protocol: any}")
     playbook, group = _playbook(text, tmp_path)
     cloud.api.delete_groups(GROUP)
     try:

@@ -19,6 +19,7 @@ import yaml
 
 from fabricgen.model import acl_match
 from fabricgen.render import policy_kubeovn
+from support.deployment_fabrics import shop_api_into_shop_db
 from support.fabrics import REPO, build_file, build_text, diagnostic_lines, edit
 
 LAB = REPO / "sites" / "lab" / "fabric.yaml"
@@ -524,13 +525,9 @@ def test_security_group_rules_are_written_as_neutron_stores_them() -> None:
     (`_make_canonical_port_range`), so a second run changes nothing; a tcp and an `any` rule between
     the same groups each have a description of their own (the module leaves `protocol: any` out of
     what it matches on, and fails when two live rules match)."""
-    text = edit(OSK.read_text(), "    - name: shop-db\n",
-                "    - name: shop-api\n      members:\n        - namespace: {cluster: k8s-prod, name: shop, "
-                "podSelector: {app: api}, cidr: 10.128.0.0/14}\n    - name: shop-db\n")
-    text = edit(text, '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n',
-                '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n'
-                '    - {from: shop-api, to: shop-db, protocol: tcp, ports: ["5432", "1-65535"]}\n'
-                '    - {from: shop-api, to: shop-db, protocol: any}\n')
+    text = shop_api_into_shop_db(OSK.read_text(),
+                                 '{from: shop-api, to: shop-db, protocol: tcp, ports: ["5432", "1-65535"]}',
+                                 "{from: shop-api, to: shop-db, protocol: any}")
     build = build_text(text, "sites/openstack-k8s/fabric.yaml")
     where = PurePosixPath("openstack-k8s/_host/openstack/openstack/region-one/security-groups.yml")
     (task,) = yaml.safe_load(build.files[where].text)[0]["tasks"]

@@ -68,3 +68,16 @@ SHARED = BASE.replace("""      - platform: cloudstack
         apiServer: https://10.0.0.5:6443
     ovnVersion: "24.03"
 """)  # OVN-Kubernetes v1.3.0 (the default) needs OVN 23.06 or later (FG912)
+
+
+def shop_api_into_shop_db(text: str, *rules: str) -> str:
+    """sites/openstack-k8s's fabric `text` with a second pod group, shop-api, given as the same pod
+    range as shop-web (10.128.0.0/14), and `rules` (flow-style rule lines) after shop-web's into
+    shop-db: the rules Neutron keys alike."""
+    from support.fabrics import edit  # fabrics imports nothing of this module
+
+    text = edit(text, "    - name: shop-db\n",
+                "    - name: shop-api\n      members:\n        - namespace: {cluster: k8s-prod, name: shop, "
+                "podSelector: {app: api}, cidr: 10.128.0.0/14}\n    - name: shop-db\n")
+    first = '    - {from: shop-web, to: shop-db, protocol: tcp, ports: ["5432"]}\n'
+    return edit(text, first, first + "".join(f"    - {rule}\n" for rule in rules))
