@@ -359,26 +359,26 @@ def test_members_are_compared_by_what_they_select() -> None:
               "  rules:\n")
     lines = diagnostic_lines(edit(OSK.read_text(), "  rules:\n", groups), NAME)
     assert [line for line in lines if "[FG710]" not in line] == [
-        "sites/lab/fabric.yaml:169:11: policy.groups[2].members[0]: pods of namespace shop in cluster "
+        "sites/lab/fabric.yaml:172:11: policy.groups[2].members[0]: pods of namespace shop in cluster "
         "k8s-prod labelled app=web are selected by group shop-web too, which has defaultDeny: the platforms "
         "add both groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
         "endpoints in one protected group, and let rules name it) [FG907]",
-        "sites/lab/fabric.yaml:173:11: policy.groups[3].members[0]: pods of namespace shop in cluster "
+        "sites/lab/fabric.yaml:176:11: policy.groups[3].members[0]: pods of namespace shop in cluster "
         "k8s-prod labelled app=api are selected by group shop-all too, which has defaultDeny: the platforms "
         "add both groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
         "endpoints in one protected group, and let rules name it) [FG907]",
-        "sites/lab/fabric.yaml:177:11: policy.groups[4].members[0]: VMs of cloud region-one in "
+        "sites/lab/fabric.yaml:180:11: policy.groups[4].members[0]: VMs of cloud region-one in "
         "10.100.20.0/24 are selected by group shop-db too, which has defaultDeny: the platforms add both "
         "groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
         "endpoints in one protected group, and let rules name it) [FG907]",
-        "sites/lab/fabric.yaml:181:11: policy.groups[5].members[0]: VMs of cloud region-one in "
+        "sites/lab/fabric.yaml:184:11: policy.groups[5].members[0]: VMs of cloud region-one in "
         "10.100.20.0/24 are selected by group shop-db too, which has defaultDeny: the platforms add both "
         "groups' rules up, so a rule into either opens both; make the selections disjoint (put the "
         "endpoints in one protected group, and let rules name it) [FG907]",
-        "sites/lab/fabric.yaml:181:42: policy.groups[5].members[0].openstack.cidr: group everything lets "
+        "sites/lab/fabric.yaml:184:42: policy.groups[5].members[0].openstack.cidr: group everything lets "
         "its own members in by their addresses, and 0.0.0.0/0 is every address: its defaultDeny would admit "
         "everything; give the range of the members' subnet [FG913]",
-        "sites/lab/fabric.yaml:185:42: policy.groups[6].members[0].namespace.name: warning: group system "
+        "sites/lab/fabric.yaml:188:42: policy.groups[6].members[0].namespace.name: warning: group system "
         "denies by default into every pod of kube-system in cluster k8s-prod (DNS, the network's own "
         "agents, the API server's webhooks): every client the policy does not name is cut off; protect your "
         "own namespaces, or name each client in a rule [FG914]",
@@ -402,12 +402,12 @@ def test_a_security_group_past_neutrons_quota_is_named_and_past_the_bound_refuse
         return [line for line in diagnostic_lines(text, NAME) if "[FG915]" in line]
 
     assert fg915(_office(11, 9)) == [
-        "sites/lab/fabric.yaml:163:7: policy.groups[1].name: warning: group shop-db's security group holds 103 "
+        "sites/lab/fabric.yaml:166:7: policy.groups[1].name: warning: group shop-db's security group holds 103 "
         "rules (99 from rule office-to-shop-db: 11 source range(s) x 9 port range(s)); Neutron's default quota is "
         "100 per project (quota_security_group_rule), past which the playbook stops half-way: raise the "
         "project's quota, or use fewer, wider ranges [FG915]"]
     assert fg915(_office(101, 100)) == [
-        "sites/lab/fabric.yaml:163:7: policy.groups[1].name: group shop-db's security group would hold 10104 "
+        "sites/lab/fabric.yaml:166:7: policy.groups[1].name: group shop-db's security group would hold 10104 "
         "rules (10100 from rule office-to-shop-db: 101 source range(s) x 100 port range(s)), more than the 10000 "
         "fabricgen renders; give wider source ranges or port ranges, or split the group [FG915]"]
     assert fg915(_office(10, 9)) == []

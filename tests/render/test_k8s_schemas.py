@@ -133,7 +133,7 @@ def validate_object(obj: dict[str, Any]) -> None:
     api_version, kind = obj["apiVersion"], obj["kind"]
     if (api_version, kind) in SPEC_ONLY_SCHEMAS:
         jsonschema.validate(obj, SPEC_ONLY_SCHEMAS[(api_version, kind)])
-    elif api_version.startswith("kubeovn.io/"):
+    elif api_version.startswith(("kubeovn.io/", "policy.networking.k8s.io/")):
         crd_validator(api_version, kind).validate(obj)
     elif api_version == "k8s.cni.cncf.io/v1":
         jsonschema.validate(obj, NAD_SCHEMA)

@@ -56,6 +56,23 @@ class OpenStackCloud(ConsumerBase):
 
 
 OVN_KUBERNETES_VERSION = "v1.3.0"  # the default pin: the last release with central mode
+ANP_PRIORITY_MAX = 99  # OVN-Kubernetes ignores an AdminNetworkPolicy above it (`ovnkSupportedPriorityUpperBound`)
+
+
+class AdminNetworkPolicies(Section):
+    """The policy's protected groups on this cluster also as AdminNetworkPolicies
+    (policy.networking.k8s.io/v1alpha1, network-policy-api v0.1.5, which OVN-Kubernetes v1.0.0 to
+    v1.3.0 implement): one per protected namespace member, which passes to the NetworkPolicies
+    what the policy admits from the cluster's pods and denies every other pod, so that a
+    NetworkPolicy a namespace owner adds cannot open the group to more pods. Pods only: an
+    AdminNetworkPolicy's ingress names no address ranges, so sources outside the cluster stay the
+    NetworkPolicy's alone. Turns on `enable-admin-network-policy` in `ovn_k8s.conf` (off by default
+    upstream); the cluster needs network-policy-api v0.1.5's CRDs."""
+
+    priority: int = Field(ge=0, le=ANP_PRIORITY_MAX)
+    """The first priority (0 is first, OVN-Kubernetes takes 0 to 99); each further protected
+    member of the cluster takes the next, by group name, then as the group lists them. Keep them apart
+    from other AdminNetworkPolicies': two at one priority are ordered by chance."""
 
 
 def ovn_kubernetes_release(version: str) -> tuple[int, int, int]:
@@ -89,6 +106,8 @@ class KubernetesCluster(ConsumerBase):
     """`[gateway] interface`; defaults to the interface holding the default route."""
     destination: Destination = Destination.model_construct()
     """The cluster for Argo CD and Flux (with `delivery`)."""
+    admin_network_policies: AdminNetworkPolicies | None = None
+    """Render the protected groups also as AdminNetworkPolicies (see there). Default: off."""
 
     @model_validator(mode="after")
     def _host_network_namespace_is_its_own(self) -> Self:

@@ -327,6 +327,7 @@ RESOURCES: dict[tuple[str, str], str] = {
     ("", "Endpoints"): "endpoints",
     ("", "ServiceAccount"): "serviceaccounts",
     ("networking.k8s.io", "NetworkPolicy"): "networkpolicies.networking.k8s.io",
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"): "adminnetworkpolicies.policy.networking.k8s.io",
     ("rbac.authorization.k8s.io", "ClusterRole"): "clusterroles.rbac.authorization.k8s.io",
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): "clusterrolebindings.rbac.authorization.k8s.io",
     ("rbac.authorization.k8s.io", "Role"): "roles.rbac.authorization.k8s.io",

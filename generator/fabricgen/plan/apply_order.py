@@ -132,7 +132,7 @@ PREINSTALLED: frozenset[Identity] = frozenset({
 KINDS_RENDERED: tuple[str, ...] = (
     "Namespace", "Configuration", "ConfigMap", "Deployment", "Service", "Endpoints", "Vpc",
     "NetworkAttachmentDefinition", "ProviderNetwork", "Vlan", "Subnet", "VpcNatGateway",
-    "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "NetworkPolicy",
+    "IptablesEIP", "IptablesSnatRule", "IptablesDnatRule", "NetworkPolicy", "AdminNetworkPolicy",
     "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
 )
 """Every kind a renderer writes; a kind without a rule needs nothing."""

@@ -33,6 +33,7 @@ Modules:
 - `policy_kubeovn`: the policy on Kube-OVN.
 - `policy_neutron`: the policy on OpenStack.
 - `policy_ovnk8s`: the policy on OVN-Kubernetes.
+- `policy_admin`: the policy on OVN-Kubernetes as AdminNetworkPolicies, where a cluster asks for them.
 - `tenants`: each zone's tenant VPCs, subnets, NADs and peerings.
 - `watch`: the watch's exporter Deployment, ServiceMonitor and read-only RBAC.
 

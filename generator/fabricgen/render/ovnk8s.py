@@ -58,6 +58,7 @@ def config_file(plan: Plan, deployment: OvnDeployment, cluster: KubernetesCluste
         ssl=db.ssl_in_use,
         gateway_mode=cluster.gateway_mode,
         gateway_interface=cluster.gateway_interface,
+        admin_network_policies=cluster.admin_network_policies is not None,
     )
 
 

@@ -18,6 +18,7 @@ from fabricgen.plan.zones import Plan
 from fabricgen.render import metadata as md
 from fabricgen.render.artifacts import Artifact, KubeObject, Manifest
 from fabricgen.render.namespaces import PREINSTALLED, namespace
+from fabricgen.render.policy_admin import render as admin_network_policies
 
 MANIFEST = "network-policies.yaml"
 
@@ -75,7 +76,8 @@ def network_policy(plan: Plan, member: Endpoint) -> KubeObject:
 def render(plan: Plan) -> list[Artifact]:
     """Per cluster the NetworkPolicies, with the Namespaces they live in (merged, never pruned,
     as `render.namespaces` writes a zone's: the API server admits nothing into a namespace that
-    does not exist)."""
+    does not exist), and the AdminNetworkPolicies where the cluster asks for them
+    (`render.policy_admin`)."""
     policies: dict[str, list[KubeObject]] = {}
     spaces: dict[str, list[str]] = {}
     for member in plan.policy.enforced_by(OVN_KUBERNETES):
@@ -85,5 +87,7 @@ def render(plan: Plan) -> list[Artifact]:
             spaces.setdefault(member.cluster, [])
             if member.namespace not in spaces[member.cluster]:
                 spaces[member.cluster].append(member.namespace)
-    return [Manifest(cluster, MANIFEST, (*(namespace(plan, n) for n in spaces.get(cluster, [])), *objects))
+    admin = admin_network_policies(plan)
+    return [Manifest(cluster, MANIFEST, (*(namespace(plan, n) for n in spaces.get(cluster, [])), *objects,
+                                         *admin.get(cluster, [])))
             for cluster, objects in sorted(policies.items())]

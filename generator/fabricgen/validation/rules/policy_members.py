@@ -1,5 +1,6 @@
 """Rules on what a policy group's members select: the same endpoints protected twice, a
-protected range that holds every address, a protected kube-system.
+protected range that holds every address, a protected kube-system, and the priorities of a
+cluster's AdminNetworkPolicies.
 
 A member is compared with another by what it selects, not by how it is written: NetworkPolicies
 add up and a pod both of two protected groups' selectors pick is in both; two OpenStack ranges of
@@ -12,6 +13,7 @@ from ipaddress import IPv4Network
 
 from fabricgen.diagnostics import Finding, Severity
 from fabricgen.model import Fabric
+from fabricgen.model.consumers import ANP_PRIORITY_MAX, KubernetesCluster
 from fabricgen.model.names import KUBE_SYSTEM
 from fabricgen.model.policy import Member
 from fabricgen.validation.registry import rule
@@ -116,3 +118,26 @@ def protects_kube_system(fabric: Fabric) -> Iterator[Finding]:
                               f"{ns.cluster} (DNS, the network's own agents, the API server's webhooks): every "
                               "client the policy does not name is cut off; protect your own namespaces, or name "
                               "each client in a rule", Severity.WARNING)
+
+
+@rule("FG916", "policy-admin-network-policy-priority",
+      "A cluster's AdminNetworkPolicies would take priorities OVN-Kubernetes ignores (above 99).")
+def admin_network_policy_priority(fabric: Fabric) -> Iterator[Finding]:
+    """One AdminNetworkPolicy per protected member of the cluster, priorities counting up from
+    `adminNetworkPolicies.priority` (render/policy_admin): OVN-Kubernetes refuses one above 99
+    (`ovnkSupportedPriorityUpperBound`, event ANPWithUnsupportedPriority), and that member's pods
+    would be left to their NetworkPolicies alone."""
+    protected = [m.namespace for g in fabric.policy.groups if g.default_deny for m in g.members
+                 if m.namespace is not None]
+    for d, deployment in enumerate(fabric.ovn_deployments):
+        for c, consumer in enumerate(deployment.consumers):
+            settings = consumer.admin_network_policies if isinstance(consumer, KubernetesCluster) else None
+            if settings is None:
+                continue
+            count = sum(1 for n in protected if n.cluster == consumer.name)
+            last = settings.priority + count - 1
+            if last > ANP_PRIORITY_MAX:
+                yield Finding("FG916", ("ovnDeployments", d, "consumers", c, "adminNetworkPolicies", "priority"),
+                              f"{count} protected member(s) of cluster {consumer.name} take priorities "
+                              f"{settings.priority} to {last}, and OVN-Kubernetes ignores an AdminNetworkPolicy above "
+                              f"{ANP_PRIORITY_MAX}; start at {ANP_PRIORITY_MAX + 1 - count} or lower")
