@@ -25,6 +25,7 @@ from support.fabrics import REPO, build_file
 
 FABRIC = REPO / "sites" / "openstack-k8s" / "fabric.yaml"
 CLUSTER = "k8s-prod"
+NAME_LABEL = "kubernetes.io/metadata.name"
 Obj = dict[str, Any]
 
 
@@ -39,10 +40,11 @@ def answers(objects: dict[kube_objects.ObjectId, Obj] | None) -> observe.Observe
                 if not p.key.startswith(f"clusters/{CLUSTER}/") or objects is None:
                     out[p.key] = capture.Observation(p.key, p.argv, 1, "", "error: connection refused")
                     continue
-                namespace = p.argv[p.argv.index("-n") + 1]
+                namespace = p.argv[p.argv.index("-n") + 1] if "-n" in p.argv else None  # --all-namespaces
                 asked = p.argv[p.argv.index("json") + 1:]
                 wanted = [tuple(a.split("/", 1)) for a in asked]
-                found = [body for oid, body in objects.items() if oid.namespace in (namespace, "")
+                found = [body for oid, body in objects.items()
+                         if (namespace is None or oid.namespace in (namespace, ""))
                          and ((PLURALS_OF.get((oid.group, oid.kind)), oid.name) in wanted  # TYPE/NAME
                               or PLURALS_OF.get((oid.group, oid.kind)) in asked)]  # every one of a kind
                 out[p.key] = capture.Observation(p.key, p.argv, 0, as_list(found, empty="/" not in asked[0]), "")
@@ -194,3 +196,37 @@ def test_a_capture_made_before_the_namespaces_were_listed_still_judges_the_clust
     timed_out = lines(judge(build, live.gather(build, sources.plan(build, sources.Endpoints()),
                                                Old("no answer within 30 s")), "f"))
     assert [v for v, _ in timed_out["objects"]] == ["unreachable"], timed_out
+
+
+def test_another_owners_admin_network_policy_decided_before_the_fabrics_is_named() -> None:
+    """An AdminNetworkPolicy is decided before every NetworkPolicy, the lowest priority first: an
+    Allow at 10 on namespace shop admits its peers to shop-web's pods before the fabric's at 20
+    denies them, and a Pass at 20 (the same priority: the order is chance) skips the fabric's Deny.
+    One after the fabric's (50), and one whose subject (app=db) selects none of the group's pods,
+    change nothing. Each rule is named with what it does."""
+    def anp(name: str, priority: int, subject: Obj, action: str) -> Obj:
+        return {"apiVersion": "policy.networking.k8s.io/v1alpha1", "kind": "AdminNetworkPolicy",
+                "metadata": {"name": name},
+                "spec": {"priority": priority, "subject": subject,
+                         "ingress": [{"name": "from-monitoring", "action": action,
+                                      "from": [{"namespaces": {"matchLabels": {NAME_LABEL: "monitoring"}}}]}]}}
+
+    shop = {"namespaceSelector": {"matchLabels": {NAME_LABEL: "shop"}}}
+
+    def add(objects: dict[kube_objects.ObjectId, Obj]) -> None:
+        for body in (anp("monitoring-first", 10, {"namespaces": shop["namespaceSelector"]}, "Allow"),
+                     anp("same-priority", 20, {"pods": {**shop, "podSelector": {"matchLabels": {"app": "web"}}}},
+                         "Pass"),
+                     anp("after", 50, {"namespaces": shop["namespaceSelector"]}, "Allow"),
+                     anp("db-only", 5, {"pods": {**shop, "podSelector": {"matchLabels": {"app": "db"}}}}, "Deny")):
+            objects[kube_objects.identify(body)] = body
+
+    assert lines(report(add))["policy.admin-network-policy"] == [
+        ("drift", "AdminNetworkPolicy monitoring-first, which the fabric does not render, selects every pod of group "
+                  "shop-web (at priority 10, decided before the fabric's at 20): its ingress rule 0 "
+                  "('from-monitoring', Allow) admits its peers whatever the fabric's policy says"),
+        ("drift", "AdminNetworkPolicy same-priority, which the fabric does not render, selects every pod of group "
+                  "shop-web (at priority 20, decided before the fabric's at 20): its ingress rule 0 "
+                  "('from-monitoring', Pass) skips the fabric's AdminNetworkPolicy and leaves its peers to every "
+                  "owner's NetworkPolicies")]
+    assert "policy.admin-network-policy" not in lines(report())

@@ -91,7 +91,7 @@ def test_an_ovn_kubernetes_policy_is_the_rows_ovn_kubernetes_writes() -> None:
     assert selector.endswith(f"}} && outport == @{group}")
     # the selected pod, alone, in the groups and the peer's address set
     assert ["pg-add", deny, "pod-a"] in commands and ["pg-add", group, "pod-a"] in commands
-    assert any(c[:2] == ["create", "Address_Set"] and 'addresses="10.128.0.10"' in c for c in commands)
+    assert any(c[:2] == ["create", "Address_Set"] and 'addresses=["10.128.0.10"]' in c for c in commands)
     assert all("tier=2" in c for c in commands if c[1:3] == ["create", "ACL"])
 
 

@@ -22,6 +22,7 @@ Also:
   --format openmetrics` (`judge.openmetrics`).
 - `run`: one `fabricgen status` run.
 - `network_policies`: NetworkPolicies of other owners that select a protected group's pods.
+- `admin_network_policies`: AdminNetworkPolicies of other owners decided before the policy's.
 - `security_groups`: the rendered Neutron security groups, as Neutron wrote them into a deployment's
   northbound DB.
 - `subnet_ports`: whether a Subnet's update reached OVN, which Argo CD and Flux cannot tell.

@@ -23,7 +23,7 @@ from fabricgen.pipeline import Build
 NAME = "policy.network-policy"
 
 
-def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> str | None:
+def selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> str | None:
     """"every", "some" or None: which of the pods a group selects by `labels` a podSelector selects."""
     wanted = dict(selector.get("matchLabels") or {})
     if any(key in labels and labels[key] != value for key, value in wanted.items()):
@@ -51,7 +51,7 @@ def check(build: Build, live: AzLive, rendered: Sequence[dict[str, Any]]) -> lis
         if not _admits(spec):
             continue
         for group, namespace, labels in groups:
-            reach = _selects(spec.get("podSelector") or {}, labels) if namespace == oid.namespace else None
+            reach = selects(spec.get("podSelector") or {}, labels) if namespace == oid.namespace else None
             if reach is None:
                 continue
             selector = spec.get("podSelector") or {}

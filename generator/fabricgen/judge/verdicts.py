@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from fabricgen.judge import (
+    admin_network_policies,
     interconnection,
     network_policies,
     objects,
@@ -93,6 +94,7 @@ def judge(build: Build, live: LiveFabric, fabric: str) -> Report:
         rendered = build.objects_within(cluster.source.name)
         checks += objects.check(cluster, rendered, _sync(build, "cluster", cluster.source.name))
         checks += network_policies.check(build, cluster, rendered)
+        checks += admin_network_policies.check(build, cluster, rendered)
     return Report(fabric, build.plan.site, tuple(checks), tuple(live.notes), tuple(members))
 
 

@@ -406,19 +406,26 @@ def _read_objects(az: AzSource, keys: Sequence[str], seen: Mapping[str, Observat
 
 
 NETWORK_POLICIES = RESOURCES[("networking.k8s.io", "NetworkPolicy")]
+ADMIN_NETWORK_POLICIES = RESOURCES[("policy.networking.k8s.io", "AdminNetworkPolicy")]
 
 
 def _cluster_round(build: Build, cluster: AzSource) -> list[Probe]:
-    """A Kubernetes consumer's cluster: the objects fabricgen renders for it, by name, and every
+    """A Kubernetes consumer's cluster: the objects fabricgen renders for it, by name, every
     NetworkPolicy of a namespace it renders one in (NetworkPolicies add up: another owner's admits
-    what fabricgen's do not)."""
+    what fabricgen's do not), and there every AdminNetworkPolicy of the cluster (one decided before
+    fabricgen's can admit, pass or deny what the policy does not say; a cluster without their CRD
+    has none)."""
     assert isinstance(cluster.access, Kubectl)
     probes = [Probe(_key(cluster, "objects", "named", ns), tuple(cmd.objects(cluster.access, ns, names)))
               for ns, names in _named(build, cluster.name, always=()).items()]
     spaces = sorted({str(o["metadata"]["namespace"]) for o in build.objects_within(cluster.name)
                      if o.get("kind") == "NetworkPolicy"})
-    return probes + [Probe(_key(cluster, "objects", "every", ns, NETWORK_POLICIES),
-                           tuple(cmd.in_namespace(cluster.access, ns, NETWORK_POLICIES))) for ns in spaces]
+    probes += [Probe(_key(cluster, "objects", "every", ns, NETWORK_POLICIES),
+                     tuple(cmd.in_namespace(cluster.access, ns, NETWORK_POLICIES))) for ns in spaces]
+    if spaces:
+        probes.append(Probe(_key(cluster, "objects", "every", ADMIN_NETWORK_POLICIES),
+                            tuple(cmd.every(cluster.access, ADMIN_NETWORK_POLICIES))))
+    return probes
 
 
 def _cluster_live(cluster: AzSource, seen: Mapping[str, Observation]) -> AzLive:

@@ -20,7 +20,14 @@ Modelled on ovn-kubernetes v1.0.0 and v1.3.0, `go-controller/pkg/ovn/`
   `tcp.dst=={N,M}`, a range `N<=tcp.dst<=M`, a list beside ranges `tcp && (... || ...)`, none for
   a rule without ports;
 - every ACL in tier 2 (`DefaultACLTier`, where the schema has tiers), with the
-  `k8s.ovn.org/owner-controller`, `owner-type` and `id` external_ids.
+  `k8s.ovn.org/owner-controller`, `owner-type` and `id` external_ids;
+- per AdminNetworkPolicy (`pkg/ovn/controller/admin_network_policy/`, the same in v1.0.0 to
+  v1.3.0), a port group of its subject's pods and per ingress rule an Address_Set of its peers'
+  pods (`AdminNetworkPolicy:<anp>:Ingress:<index>:v4`), and per rule and protocol an ACL in tier 1
+  (`DefaultANPACLTier`) at 30000 - 100 x priority - index (`ANPFlowStartPriority`), `Allow`
+  `allow-related`, `Deny` `drop`, `Pass` `pass`, `outport == @P && ((ip4.src == $A))` with the
+  rule's L4 as above, named `ANP:<anp>:Ingress:<index>`. Only where the schema has tiers (a pass
+  means nothing without them; FG912 refuses v1.3.0 there).
 
 Row names are `HashForOVN` of the row's id (`pkg/util/util.go`: `a` and the decimal FNV-1a 64 of
 the id `default-network-controller:TYPE:KEYS`). Not modelled: the hairpin allow on the cluster
@@ -42,6 +49,8 @@ from fabricgen.platform_rows.acls import Acl
 CONTROLLER = "default-network-controller"
 DENY_PRIORITY, ALLOW_PRIORITY = 1000, 1001
 TIER = 2
+ANP_TIER, ANP_FLOW_START, ANP_RULES_MAX = 1, 30000, 100  # DefaultANPACLTier, ANPFlowStartPriority, ANPMaxRulesPerObject
+ANP_ACTIONS = {"Allow": "allow-related", "Deny": "drop", "Pass": "pass"}  # GetACLActionForANPRule
 _FNV_OFFSET, _FNV_PRIME = 14695981039346656037, 1099511628211
 
 
@@ -129,8 +138,31 @@ def _ids(owner_type: str, key: str, **more: str) -> dict[str, str]:
             "k8s.ovn.org/id": f"{CONTROLLER}:{owner_type}:{key}", **more}
 
 
+def _addresses(members: Sequence[str]) -> str:
+    """An Address_Set's `addresses` in ovn-nbctl's syntax: a set of quoted strings, one per address
+    (one string holding them all, space-separated, matches none of them)."""
+    return f"[{','.join(json.dumps(m) for m in members)}]"
+
+
+def _anp_pods(pods: Sequence[Pod], peer: Mapping[str, Any]) -> list[Pod]:
+    """The pods an AdminNetworkPolicy subject or peer selects: `namespaceSelector` (`{}`: every
+    namespace) and, for `pods`, `podSelector` (matchLabels only, as fabricgen renders them)."""
+    wanted = dict(peer.get("namespaceSelector", {}).get("matchLabels", {})).items()
+    chosen = [p for p in pods if wanted <= {"kubernetes.io/metadata.name": p.namespace}.items()]
+    return _selected(chosen, None, peer.get("podSelector", {}))
+
+
+def _anp_port(port: Mapping[str, Any]) -> dict[str, Any]:
+    """An AdminNetworkPolicy port in a NetworkPolicy port's form, for `_l4`."""
+    if "portNumber" in port:
+        return {"protocol": port["portNumber"].get("protocol", "TCP"), "port": port["portNumber"]["port"]}
+    ranged = port["portRange"]
+    return {"protocol": ranged.get("protocol", "TCP"), "port": ranged["start"], "endPort": ranged["end"]}
+
+
 class Rows:
-    """The rows of one cluster's NetworkPolicies, built up as ovn-nbctl commands."""
+    """The rows of one cluster's NetworkPolicies and AdminNetworkPolicies, built up as ovn-nbctl
+    commands."""
 
     def __init__(self, pods: Sequence[Pod], *, tiers: bool, version: str = OVN_KUBERNETES_VERSION) -> None:
         self.pods, self.tiers, self.combined = pods, tiers, combines_ip_blocks(version)
@@ -149,9 +181,9 @@ class Rows:
                                 ["set", "Port_Group", name, *nb_rows.pairs("external_ids", ids)])]
 
     def _acl(self, group: str, acl: Acl, ids: Mapping[str, str], options: Mapping[str, str] | None = None,
-             name: str | None = None) -> None:
+             name: str | None = None, tier: int = TIER) -> None:
         self.commands += nb_rows.acl("Port_Group", group, acl.direction, acl.priority, acl.match, acl.action,
-                                     tier=TIER if self.tiers else None, external_ids=ids, options=options,
+                                     tier=tier if self.tiers else None, external_ids=ids, options=options,
                                      name=name[:63] if name is not None else None)
         self.acls.append(acl)
 
@@ -208,6 +240,38 @@ class Rows:
                                                             "ip-block-index": str(block)}),
                               name=f"NP:{namespace}:{name}:Ingress:{index}")
 
+    def admin_policy(self, obj: Mapping[str, Any]) -> None:
+        """An AdminNetworkPolicy's rows (ingress rules; pods and namespaces peers)."""
+        if not self.tiers:
+            return
+        name, spec = str(obj["metadata"]["name"]), obj.get("spec", {})
+        subject = spec.get("subject", {})
+        chosen = _anp_pods(self.pods, subject["pods"]) if "pods" in subject else \
+            _anp_pods(self.pods, {"namespaceSelector": subject.get("namespaces", {})})
+        group = hash_for_ovn(f"{CONTROLLER}:AdminNetworkPolicy:{name}")
+        self._group(group, [p.port for p in chosen], _ids("AdminNetworkPolicy", name, **{"k8s.ovn.org/name": name}))
+        owner = f"OVN-Kubernetes AdminNetworkPolicy {name}"
+        for index, rule in enumerate(spec.get("ingress", [])):
+            key = f"{name}:Ingress:{index}"
+            peers = sorted({p.address for peer in rule.get("from", []) for p in _anp_pods(
+                self.pods, peer.get("pods") or {"namespaceSelector": peer["namespaces"]})})
+            addresses = hash_for_ovn(f"{CONTROLLER}:AdminNetworkPolicy:{key}:v4")
+            self.commands.append(["create", "Address_Set", f"name={addresses}",
+                                  f"addresses={_addresses(peers)}",
+                                  *nb_rows.pairs("external_ids", _ids("AdminNetworkPolicy", f"{key}:v4", **{
+                                      "k8s.ovn.org/name": name, "direction": "Ingress",
+                                      "gress-index": str(index), "ip-family": "v4"}))])
+            priority = ANP_FLOW_START - ANP_RULES_MAX * int(spec["priority"]) - index
+            l3 = f"outport == @{group} && ((ip4.src == ${addresses}))"
+            ports = [_anp_port(p) for p in rule.get("ports", [])]
+            for protocol, l4 in (_l4(ports) or {"None": ""}).items():
+                self._acl(group, Acl("to-lport", priority, " && ".join(x for x in (l3, l4) if x),
+                                     ANP_ACTIONS[str(rule["action"])], owner),
+                          _ids("AdminNetworkPolicy", f"{key}:{protocol}", **{
+                              "k8s.ovn.org/name": name, "direction": "Ingress", "gress-index": str(index),
+                              "port-policy-protocol": protocol}),
+                          name=f"ANP:{name}:Ingress:{index}", tier=ANP_TIER)
+
     def address_set(self, namespace: str, peers: Sequence[Mapping[str, Any]]) -> str:
         """The Address_Set of the pods the rule's selector peers select (one, in the lab)."""
         peer = peers[0]
@@ -216,7 +280,7 @@ class Rows:
         name = hash_for_ovn(f"{CONTROLLER}:PodSelector:{key}:v4")
         members = sorted({p.address for q in peers for p in _peer_pods(self.pods, namespace, q)})
         self.commands.append(["create", "Address_Set", f"name={name}",
-                              f"addresses={json.dumps(' '.join(members)) if members else '[]'}",
+                              f"addresses={_addresses(members)}",
                               *nb_rows.pairs("external_ids", _ids("PodSelector", f"{key}:v4", **{
                                   "k8s.ovn.org/name": key, "ip-family": "v4"}))])
         return name
@@ -224,9 +288,12 @@ class Rows:
 
 def commands(policies: Sequence[Mapping[str, Any]], pods: Sequence[Pod], *, tiers: bool,
              version: str = OVN_KUBERNETES_VERSION) -> tuple[list[Acl], list[list[str]]]:
-    """The rows of a cluster's rendered NetworkPolicies over the lab's pods (one transaction), as
-    OVN-Kubernetes `version` writes them."""
+    """The rows of a cluster's rendered NetworkPolicies and AdminNetworkPolicies over the lab's pods
+    (one transaction), as OVN-Kubernetes `version` writes them."""
     rows = Rows(pods, tiers=tiers, version=version)
     for obj in policies:
-        rows.policy(obj)
+        if obj.get("kind") == "AdminNetworkPolicy":
+            rows.admin_policy(obj)
+        else:
+            rows.policy(obj)
     return rows.acls, rows.groups() + rows.commands

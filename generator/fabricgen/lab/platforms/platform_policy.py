@@ -11,7 +11,8 @@ deployment whose range holds the member's:
   and in `neutron_pg_drop`, with the group's rules (`neutron`), from the rendered
   `security-groups.yml`;
 - an OVN-Kubernetes cluster's member (`namespace`): a pod port with the member's namespace and
-  labels, and the rows of every NetworkPolicy rendered for the cluster (`ovn_kubernetes`).
+  labels, and the rows of every NetworkPolicy and AdminNetworkPolicy rendered for the cluster
+  (`ovn_kubernetes`).
 
 The VM's address is the tenth of the member's range (or the next free one), so that it is not the
 lab network's gateway or its own VM, which stays outside every policy group as far as the
@@ -115,7 +116,8 @@ def members(build: Build, join: DeploymentJoin, networks: Sequence[Backbone], *,
         out.acls += acls
         out.commands += commands
     for cluster in sorted(clusters):
-        policies = [o for o in build.objects_within(cluster) if o.get("kind") == "NetworkPolicy"]
+        policies = [o for o in build.objects_within(cluster)
+                    if o.get("kind") in ("NetworkPolicy", "AdminNetworkPolicy")]
         if policies and pods.get(cluster):
             acls, commands = ovn_kubernetes.commands(policies, pods[cluster], tiers=tiers,
                                                      version=_version(join, cluster))
