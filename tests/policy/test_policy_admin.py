@@ -81,3 +81,14 @@ def test_priorities_past_what_ovn_kubernetes_takes_are_refused_where_they_start(
     assert found == [f"{NAME}:{line}:{column}: ovnDeployments[1].consumers[0].adminNetworkPolicies.priority: "
                      "2 protected member(s) of cluster k8s-prod take priorities 99 to 100, and OVN-Kubernetes "
                      "ignores an AdminNetworkPolicy above 99; start at 98 or lower [FG916]"], found
+
+
+def test_icmp_into_pods_is_refused_with_what_to_do_instead() -> None:
+    """Neither object names ICMP (network-policy-api v0.1.5 ports are TCP, UDP, SCTP; OVN-Kubernetes
+    `ConvertK8sProtocolToOVNProtocol` maps no other): the refusal says what to do, not only `any`."""
+    text = edit(OSK.read_text(), '    - {from: shop-db, to: shop-web, protocol: tcp, ports: ["8443"]}\n',
+                '    - {from: shop-db, to: shop-web, protocol: tcp, ports: ["8443"]}\n'
+                "    - {from: shop-db, to: shop-web, protocol: icmp}\n")
+    (line,) = [x for x in diagnostic_lines(text, NAME) if "[FG904]" in x]
+    assert line.endswith("ICMP alone cannot be allowed into pods; drop the rule (pods then answer no ping: check "
+                         "them over TCP), or use protocol any if the source may reach every port [FG904]"), line

@@ -143,8 +143,10 @@ def unenforceable(fabric: Fabric) -> Iterator[Finding]:
             continue
         if any(m.namespace is not None for m in target.members):
             yield Finding("FG904", ("policy", "rules", r, "protocol"),
-                          f"group {item.to} has pods of OVN-Kubernetes, whose NetworkPolicy ports are TCP, UDP or "
-                          "SCTP only (networking.k8s.io/v1): ICMP alone cannot be allowed there; use protocol any")
+                          f"group {item.to} has pods of OVN-Kubernetes, and neither a NetworkPolicy nor an "
+                          "AdminNetworkPolicy names ICMP (their ports are TCP, UDP or SCTP; network-policy-api "
+                          "issue #187): ICMP alone cannot be allowed into pods; drop the rule (pods then answer no "
+                          "ping: check them over TCP), or use protocol any if the source may reach every port")
 
 
 @rule("FG905", "policy-source-without-address",
