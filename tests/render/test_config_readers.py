@@ -110,6 +110,8 @@ CONF_KEYS = {
     "kubernetes.apiserver", "kubernetes.service-cidrs", "kubernetes.host-network-namespace",
     "ovnnorth.address", "ovnsouth.address", "gateway.mode",
     "ovnkubernetesfeature.enable-interconnect",
+    # the sample's cluster asks for AdminNetworkPolicies (config.go `gcfg:"enable-admin-network-policy"`)
+    "ovnkubernetesfeature.enable-admin-network-policy",
 }
 SSL_KEYS = {f"{side}.{key}" for side in ("ovnnorth", "ovnsouth")
             for key in ("client-privkey", "client-cert", "client-cacert", "cert-common-name")}
