@@ -96,10 +96,6 @@ class Neutron:
         """Name -> id of the project's security groups."""
         return {g["name"]: g["id"] for g in self.call("GET", "security-groups")["security_groups"]}
 
-    def rules(self, group: str) -> list[dict[str, Any]]:
-        return list(self.call("GET", f"security-group-rules?security_group_id={self.security_groups()[group]}")[
-            "security_group_rules"])
-
     def delete_groups(self, prefix: str) -> None:
         for name, ident in self.security_groups().items():
             if name.startswith(prefix):

@@ -23,6 +23,7 @@ from typing import Any
 
 from fabricgen.judge.checks import DRIFT, Check
 from fabricgen.judge.network_policies import selects
+from fabricgen.model.names import NAMESPACE_NAME_LABEL
 from fabricgen.observe import kube_objects
 from fabricgen.observe.live_fabric import AzLive
 from fabricgen.pipeline import Build
@@ -30,7 +31,6 @@ from fabricgen.plan.policy import object_name
 
 NAME = "policy.admin-network-policy"
 KIND = "AdminNetworkPolicy"
-NAME_LABEL = "kubernetes.io/metadata.name"
 EFFECT = {"Allow": "admits its peers whatever the fabric's policy says",
           "Pass": "skips the fabric's AdminNetworkPolicy and leaves its peers to every owner's NetworkPolicies",
           "Deny": "drops its peers, also those the fabric's policy admits"}
@@ -42,7 +42,7 @@ def _subject_reach(subject: Mapping[str, Any], namespace: str, labels: Mapping[s
         spaces, pods = subject["pods"].get("namespaceSelector") or {}, subject["pods"].get("podSelector") or {}
     else:
         spaces, pods = subject.get("namespaces") or {}, {}
-    space = selects(spaces, {NAME_LABEL: namespace})
+    space = selects(spaces, {NAMESPACE_NAME_LABEL: namespace})
     if space is None:
         return None
     reach = selects(pods, labels)
@@ -57,17 +57,18 @@ def check(build: Build, live: AzLive, rendered: Sequence[dict[str, Any]]) -> lis
     cluster = live.source.name
     ours = {kube_objects.identify(o) for o in rendered if o.get("kind") == KIND}
     priority = {str(o["metadata"]["name"]): int(o["spec"]["priority"]) for o in rendered if o.get("kind") == KIND}
-    groups = [(e.group, e.namespace, dict(e.pod_selector)) for g in sorted(build.plan.policy.protected)
+    # each protected member of the cluster, with the priority of the fabric's own for it (None: none)
+    groups = [(e.group, e.namespace, dict(e.pod_selector), priority.get(f"{object_name(e.group)}-{e.namespace}"))
+              for g in sorted(build.plan.policy.protected)
               for e in build.plan.policy.groups[g] if e.cluster == cluster and e.namespace is not None]
     out = []
     for oid, found in sorted(live.objects.items(), key=lambda item: str(item[0])):
         if oid.kind != KIND or oid in ours:
             continue
         spec = found.body.get("spec") or {}
-        for group, namespace, labels in groups:
+        theirs = spec.get("priority")
+        for group, namespace, labels, mine in groups:
             reach = _subject_reach(spec.get("subject") or {}, namespace, labels)
-            mine = priority.get(f"{object_name(group)}-{namespace}")
-            theirs = spec.get("priority")
             if reach is None or (mine is not None and isinstance(theirs, int) and theirs > mine):
                 continue
             for index, rule in enumerate(spec.get("ingress") or []):

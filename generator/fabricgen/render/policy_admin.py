@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from fabricgen.model.consumers import KubernetesCluster
+from fabricgen.model.names import NAMESPACE_NAME_LABEL
 from fabricgen.plan.policy import OVN_KUBERNETES, Allowed, Endpoint, object_name
 from fabricgen.plan.zones import Plan
 from fabricgen.render import metadata as md
@@ -31,18 +32,18 @@ from fabricgen.render.artifacts import KubeObject
 
 API_VERSION = "policy.networking.k8s.io/v1alpha1"
 RULE_NAME_MAX = 100  # `AdminNetworkPolicyIngressRule.name`: MaxLength=100
-NAME_LABEL = "kubernetes.io/metadata.name"
 
 
-def clusters(plan: Plan) -> dict[str, KubernetesCluster]:
-    """The fabric's OVN-Kubernetes clusters that ask for AdminNetworkPolicies, by name."""
-    return {c.name: c for d in plan.fabric.ovn_deployments for c in d.consumers
+def first_priorities(plan: Plan) -> dict[str, int]:
+    """The fabric's OVN-Kubernetes clusters that ask for AdminNetworkPolicies, by name: the priority
+    their first one takes."""
+    return {c.name: c.admin_network_policies.priority for d in plan.fabric.ovn_deployments for c in d.consumers
             if isinstance(c, KubernetesCluster) and c.admin_network_policies is not None}
 
 
 def _pods(member: Endpoint) -> dict[str, Any]:
     assert member.namespace is not None
-    return {"namespaceSelector": {"matchLabels": {NAME_LABEL: member.namespace}},
+    return {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: member.namespace}},
             "podSelector": {"matchLabels": dict(member.pod_selector)} if member.pod_selector else {}}
 
 
@@ -101,12 +102,11 @@ def admin_network_policy(plan: Plan, member: Endpoint, priority: int) -> KubeObj
 def render(plan: Plan) -> dict[str, list[KubeObject]]:
     """Per cluster that asks for them, its AdminNetworkPolicies, one per protected member in the
     order `enforced_by` gives (by group name), priorities counting up from the cluster's first."""
-    wanted = clusters(plan)
+    first = first_priorities(plan)
     out: dict[str, list[KubeObject]] = {}
     for member in plan.policy.enforced_by(OVN_KUBERNETES):
-        settings = wanted.get(member.cluster or "")
-        if settings is None or settings.admin_network_policies is None:
+        if member.cluster not in first:
             continue
-        objects = out.setdefault(settings.name, [])
-        objects.append(admin_network_policy(plan, member, settings.admin_network_policies.priority + len(objects)))
+        objects = out.setdefault(member.cluster, [])
+        objects.append(admin_network_policy(plan, member, first[member.cluster] + len(objects)))
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabricgen.model.names import NAMESPACE_NAME_LABEL
 from fabricgen.plan.policy import OVN_KUBERNETES, Allowed, Endpoint, object_name
 from fabricgen.plan.zones import Plan
 from fabricgen.render import metadata as md
@@ -34,7 +35,7 @@ def _peers(plan: Plan, group: str, cluster: str | None) -> list[dict[str, Any]]:
     for other in plan.policy.groups[group]:
         if other.platform == OVN_KUBERNETES and other.cluster == cluster:
             peer: dict[str, Any] = {"namespaceSelector": {"matchLabels": {
-                "kubernetes.io/metadata.name": other.namespace}}}
+                NAMESPACE_NAME_LABEL: other.namespace}}}
             if other.pod_selector:
                 peer["podSelector"] = _pods(other)
             peers.append(peer)

@@ -44,6 +44,7 @@ from typing import Any
 
 from fabricgen.lab.platforms import nb_rows
 from fabricgen.model.consumers import OVN_KUBERNETES_VERSION, ovn_kubernetes_release
+from fabricgen.model.names import NAMESPACE_NAME_LABEL
 from fabricgen.platform_rows.acls import Acl
 
 CONTROLLER = "default-network-controller"
@@ -82,7 +83,7 @@ def _peer_pods(pods: Sequence[Pod], namespace: str, peer: Mapping[str, Any]) -> 
     spaces = peer.get("namespaceSelector")
     wanted = dict(spaces.get("matchLabels", {})).items() if spaces is not None else None
     chosen = [p for p in pods if (p.namespace == namespace if wanted is None else
-                                  wanted <= {"kubernetes.io/metadata.name": p.namespace}.items())]
+                                  wanted <= {NAMESPACE_NAME_LABEL: p.namespace}.items())]
     return _selected(chosen, None, peer.get("podSelector", {}))
 
 
@@ -144,12 +145,11 @@ def _addresses(members: Sequence[str]) -> str:
     return f"[{','.join(json.dumps(m) for m in members)}]"
 
 
-def _anp_pods(pods: Sequence[Pod], peer: Mapping[str, Any]) -> list[Pod]:
-    """The pods an AdminNetworkPolicy subject or peer selects: `namespaceSelector` (`{}`: every
-    namespace) and, for `pods`, `podSelector` (matchLabels only, as fabricgen renders them)."""
-    wanted = dict(peer.get("namespaceSelector", {}).get("matchLabels", {})).items()
-    chosen = [p for p in pods if wanted <= {"kubernetes.io/metadata.name": p.namespace}.items()]
-    return _selected(chosen, None, peer.get("podSelector", {}))
+def _anp_pods(pods: Sequence[Pod], selector: Mapping[str, Any]) -> list[Pod]:
+    """The pods an AdminNetworkPolicy subject or peer (`{"pods": ...}` or `{"namespaces": ...}`)
+    selects: a NetworkPolicy peer whose namespaceSelector is always given (`{}`: every namespace)."""
+    peer = selector["pods"] if "pods" in selector else {"namespaceSelector": selector["namespaces"]}
+    return _peer_pods(pods, "", {"namespaceSelector": {}, **peer})
 
 
 def _anp_port(port: Mapping[str, Any]) -> dict[str, Any]:
@@ -246,15 +246,13 @@ class Rows:
             return
         name, spec = str(obj["metadata"]["name"]), obj.get("spec", {})
         subject = spec.get("subject", {})
-        chosen = _anp_pods(self.pods, subject["pods"]) if "pods" in subject else \
-            _anp_pods(self.pods, {"namespaceSelector": subject.get("namespaces", {})})
+        chosen = _anp_pods(self.pods, subject)
         group = hash_for_ovn(f"{CONTROLLER}:AdminNetworkPolicy:{name}")
         self._group(group, [p.port for p in chosen], _ids("AdminNetworkPolicy", name, **{"k8s.ovn.org/name": name}))
         owner = f"OVN-Kubernetes AdminNetworkPolicy {name}"
         for index, rule in enumerate(spec.get("ingress", [])):
             key = f"{name}:Ingress:{index}"
-            peers = sorted({p.address for peer in rule.get("from", []) for p in _anp_pods(
-                self.pods, peer.get("pods") or {"namespaceSelector": peer["namespaces"]})})
+            peers = sorted({p.address for peer in rule.get("from", []) for p in _anp_pods(self.pods, peer)})
             addresses = hash_for_ovn(f"{CONTROLLER}:AdminNetworkPolicy:{key}:v4")
             self.commands.append(["create", "Address_Set", f"name={addresses}",
                                   f"addresses={_addresses(peers)}",
