@@ -61,6 +61,9 @@ class Skip(Exception):
     """The case cannot run on this machine; the message says why."""
 
 
+NOBODY = 65534  # the unprivileged user a case run as root switches to where root could write anyway
+
+
 @dataclass
 class Result:
     """One finished process."""
@@ -416,3 +419,16 @@ def remove_tree(path: Path) -> None:
                 with contextlib.suppress(OSError):
                     os.chmod(sub, 0o700)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def nobody_runs(ctx: Context) -> None:
+    """The unprivileged user the case switches to can start the installed fabricgen, or the case
+    cannot run here: a clone under a directory closed to others (`mktemp -d` makes them 0700)
+    keeps it out, and every run would fail before fabricgen starts."""
+    probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
+                            str(ctx.fabricgen), "--version"], capture_output=True, text=True, check=False,
+                           env={**os.environ, "HOME": "/"}, stdin=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        raise Skip(f"user {NOBODY} cannot run {ctx.fabricgen} (a directory on its way is closed to others: "
+                   f"{(probe.stderr or probe.stdout).strip()[:200]}); run the hostile harness from a clone others "
+                   "may read")

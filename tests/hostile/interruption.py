@@ -38,7 +38,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hostile.harness import Case, Context, Failed, Result, Skip, Workdir, snapshot, tree_difference
+from hostile.harness import (
+    NOBODY,
+    Case,
+    Context,
+    Failed,
+    Result,
+    Skip,
+    Workdir,
+    nobody_runs,
+    snapshot,
+    tree_difference,
+)
 from hostile.samples import SITE_FILE, mesh_fabric
 
 FAMILY = "interruption"
@@ -46,7 +57,6 @@ ZONES = 48
 OLD = mesh_fabric("mesh", ZONES)
 NEW = mesh_fabric("mesh", ZONES, offset=3, skip=(5,))
 STAGING = ".fabricgen-staging-"
-NOBODY = 65534
 
 
 def cases(ctx: Context) -> list[Case]:
@@ -382,19 +392,6 @@ def _documented(work: Workdir, step: dict[str, Any], codes: set[int]) -> None:
     work.expect_documented(fake, "render", codes)
 
 
-def _nobody_runs(ctx: Context) -> None:
-    """The unprivileged user the case switches to can start the installed fabricgen, or the case
-    cannot run here: a clone under a directory closed to others (`mktemp -d` makes them 0700)
-    keeps it out, and every run would fail before fabricgen starts."""
-    probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
-                            str(ctx.fabricgen), "--version"], capture_output=True, text=True, check=False,
-                           env={**os.environ, "HOME": "/"}, stdin=subprocess.DEVNULL)
-    if probe.returncode != 0:
-        raise Skip(f"user {NOBODY} cannot run {ctx.fabricgen} (a directory on its way is closed to others: "
-                   f"{(probe.stderr or probe.stdout).strip()[:200]}); run the hostile harness from a clone others "
-                   "may read")
-
-
 def _read_only(ctx: Context, trees: _Trees, work: Workdir, how: str) -> None:
     old, _new = trees.get()
     out = _prepared(work)
@@ -407,7 +404,7 @@ def _read_only(ctx: Context, trees: _Trees, work: Workdir, how: str) -> None:
     else:
         target = out / "mesh" if how == "site-directory-not-writable" else out
         if os.geteuid() == 0:
-            _nobody_runs(ctx)
+            nobody_runs(ctx)
             owned = [work.path / "site", work.path / SITE_FILE, *([out, *out.rglob("*")] if target != out else
                                                                   list(out.rglob("*")))]
             for path in owned:

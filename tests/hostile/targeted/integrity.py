@@ -24,7 +24,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from hostile.harness import Case, Context, Skip, Workdir, snapshot, tree_difference
+from hostile.harness import NOBODY, Case, Context, Skip, Workdir, nobody_runs, snapshot, tree_difference
 from hostile.samples import fabric_repository, git
 from hostile.targeted.common import case, edit, sample
 
@@ -244,7 +244,8 @@ def _partial(ctx: Context, work: Workdir, how: str) -> None:
     else:
         nat_dir = out / "nat"
         if os.geteuid() == 0:
-            nobody = 65534
+            nobody_runs(ctx)
+            nobody = NOBODY
             for path in [out, *out.rglob("*")]:
                 if not path.is_relative_to(nat_dir):
                     os.chown(path, nobody, nobody, follow_symlinks=False)

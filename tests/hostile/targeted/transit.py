@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hostile.harness import Case, Context, Workdir
+from hostile.harness import NOBODY, Case, Context, Workdir, nobody_runs
 from hostile.samples import icsb_show
 from hostile.targeted.common import case, edit, sample
 
@@ -166,7 +166,8 @@ def _read_only(ctx: Context, work: Workdir) -> None:
     _write_capture(work, icsb_show(LAB_PORTS))
     site = work.path / "site"
     if os.geteuid() == 0:  # root writes anywhere: try it as the file's owner, nobody
-        nobody = 65534
+        nobody_runs(ctx)
+        nobody = NOBODY
         os.chown(fabric, nobody, nobody)
         cache = work.path / "_nobody"
         cache.mkdir(mode=0o700)
